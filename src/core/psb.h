@@ -1,0 +1,237 @@
+// psb — pressure soft bodies: the simulation library's public API.
+//
+// A body is a closed surface of mass points joined by damped springs and
+// filled with an ideal gas (P = nRT / V). Two kinds share one code path:
+// a 2D ring (closed polyline in the x-y plane) and a 3D shell (closed,
+// outward-wound triangle mesh). Only the surface element and the volume
+// formula differ. Units are SI throughout; in 2D a "volume" is an area (m²),
+// a pressure is a force per length (N/m) and nRT is in J/m.
+//
+// The world is opaque; its state is read through const accessors and changed
+// only through the functions below. No function here allocates inside a step,
+// prints, or exits.
+#ifndef PSB_H
+#define PSB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// A 3-vector in metres (positions), m/s (velocities) or newtons (forces).
+typedef struct psb_vec3 {
+    double x, y, z;
+} psb_vec3;
+
+/// Outcome of a call that can fail on bad data or bad parameters.
+typedef enum psb_status {
+    PSB_OK = 0,
+    PSB_ERR_INVALID,  ///< a parameter or definition is out of range
+    PSB_ERR_IO,       ///< a file could not be read
+    PSB_ERR_PARSE,    ///< a file's contents are malformed
+    PSB_ERR_TOPOLOGY, ///< a mesh is open, non-manifold or degenerate
+    PSB_ERR_NOMEM,    ///< an allocation failed
+} psb_status;
+
+/// A status plus a human-readable message (file, line, what was expected).
+typedef struct psb_error {
+    psb_status status;
+    char message[512];
+} psb_error;
+
+/// Time integrators, selectable at run time on a live world.
+typedef enum psb_integrator {
+    PSB_EULER,            ///< explicit (forward) Euler, first order: the tutorial's
+    PSB_SYMPLECTIC_EULER, ///< semi-implicit Euler (v first, then x), first order
+    PSB_HEUN,             ///< Heun predictor-corrector, second order
+    PSB_RK4,              ///< classical Runge-Kutta, fourth order
+    PSB_VERLET,           ///< velocity Verlet, second order
+    PSB_INTEGRATOR_COUNT,
+} psb_integrator;
+
+/// The integrator's command-line name ("euler", "symplectic", "heun", "rk4",
+/// "verlet"), or "?" for an out-of-range value.
+const char *psb_integrator_name(psb_integrator integrator);
+
+/// Parses a name from psb_integrator_name(); false if unknown.
+bool psb_integrator_parse(const char *name, psb_integrator *out);
+
+/// The material of one body: everything about it a user can change.
+typedef struct psb_body_params {
+    double mass;             ///< total mass of the body, kg (> 0)
+    double spring_k;         ///< spring stiffness ks, N/m (>= 0)
+    double spring_damping;   ///< spring damping kd along the spring, N·s/m (>= 0)
+    double gas_nrt;          ///< target gas amount nRT, J (2D: J/m) (>= 0)
+    double outside_pressure; ///< P0 subtracted from nRT/V, Pa (2D: N/m)
+    double inflate_time;     ///< s: nRT ramps linearly from 0 to gas_nrt over this time; 0 = full at once
+    bool mass_by_area;       ///< split mass by the area around each point instead of uniformly
+} psb_body_params;
+
+/// Everything a user can change about a world. Fill with psb_default_params().
+typedef struct psb_params {
+    double dt;           ///< length of one world step, s (> 0)
+    int substeps;        ///< integration sub-steps per world step (1..10000); h = dt / substeps
+    psb_integrator integrator;
+    double gravity;      ///< gravitational acceleration along -y, m/s² (0 = off)
+    bool gravity_waits_for_gas; ///< hold gravity off until a body's gas is fully pumped in
+    bool floor;          ///< a floor plane at y = floor_y, normal +y
+    double floor_y;      ///< height of the floor, m
+    bool walls;          ///< axis-aligned box walls that keep points inside [walls_min, walls_max]
+    psb_vec3 walls_min;  ///< lower corner of the walls box, m (ignored on z for rings)
+    psb_vec3 walls_max;  ///< upper corner of the walls box, m
+    double restitution;  ///< e in [0, 1]: normal velocity after contact = -e * before
+    double friction;     ///< friction rate mu, 1/s (>= 0): tangential velocity *= exp(-mu h) in contact
+    double blowup_size;  ///< a point moving farther than this many body diameters in one world step
+                         ///< counts as a blow-up (> 0)
+    psb_body_params body; ///< the material given to bodies by psb_default_body_def()
+} psb_params;
+
+/// The defaults: dt 1/60 s, 20 sub-steps, symplectic Euler, g = 9.81 m/s²,
+/// floor at y = 0, restitution 0.3, friction 2/s, and the body defaults of
+/// psb_default_body_params().
+psb_params psb_default_params(void);
+
+/// Body defaults: mass 1 kg, ks 2000 N/m, kd 2 N·s/m, nRT 100 J, P0 0,
+/// no inflation ramp, uniform mass.
+psb_body_params psb_default_body_params(void);
+
+/// Checks every field; on a bad one returns PSB_ERR_INVALID with a message
+/// naming the field and what was expected. err may be NULL.
+psb_status psb_params_validate(const psb_params *params, psb_error *err);
+
+/// Same for a body's material.
+psb_status psb_body_params_validate(const psb_body_params *params, psb_error *err);
+
+/// The two kinds of body.
+typedef enum psb_body_kind {
+    PSB_RING,  ///< 2D: closed polyline in the x-y plane, counter-clockwise; z is set to 0
+    PSB_SHELL, ///< 3D: closed triangle mesh, triangles counter-clockwise seen from outside
+} psb_body_kind;
+
+/// How to make a body. The arrays are copied; they may be freed afterwards.
+typedef struct psb_body_def {
+    psb_body_kind kind;
+    const psb_vec3 *points;      ///< the initial positions, m
+    const psb_vec3 *rest_points; ///< the shape at which every spring is at rest; NULL = points
+    int point_count;             ///< ring: >= 3; shell: >= 4
+    const int *triangles;        ///< shell only: 3 point indices per triangle
+    int triangle_count;          ///< shell only: >= 4
+    psb_vec3 offset;             ///< added to every point (and rest point), m
+    psb_vec3 velocity;           ///< initial velocity of every point, m/s
+    psb_body_params params;
+} psb_body_def;
+
+/// A definition with no geometry and the material of psb_default_body_params().
+psb_body_def psb_default_body_def(void);
+
+/// What a body measures right now (after the last step).
+typedef struct psb_body_state {
+    double volume;      ///< enclosed volume, m³ (2D: area, m²)
+    double rest_volume; ///< volume of the rest shape
+    double pressure;    ///< nRT / V - P0, Pa (2D: N/m)
+    double gas_nrt;     ///< the gas amount in force now (ramps up while inflating), J
+    psb_vec3 centroid;  ///< mean of the point positions, m
+    psb_vec3 momentum;  ///< sum of m v, kg·m/s
+    double mean_radius; ///< mean distance of the points from the centroid, m
+    double min_y;       ///< lowest point's height, m
+    double kinetic;     ///< sum of 1/2 m v², J
+    double spring;      ///< sum of 1/2 ks (|d| - L0)², J
+    double gas;         ///< -nRT ln V + P0 V, J
+    double gravity;     ///< sum of m g y, J
+    double energy;      ///< kinetic + spring + gas + gravity, J
+    int blowups;        ///< blow-ups detected and recovered from since creation
+} psb_body_state;
+
+/// Opaque world: bodies, colliders, parameters, time.
+typedef struct psb_world psb_world;
+
+/// Makes an empty world. Returns NULL with err filled on bad parameters or
+/// no memory.
+psb_world *psb_world_create(const psb_params *params, psb_error *err);
+
+/// Frees the world and all its bodies. NULL is allowed.
+void psb_world_destroy(psb_world *world);
+
+/// Changes the parameters of a live world (integrator, dt, gravity, ...).
+/// Bad parameters are refused and the old ones kept.
+psb_status psb_world_set_params(psb_world *world, const psb_params *params, psb_error *err);
+
+/// The parameters in force.
+const psb_params *psb_world_params(const psb_world *world);
+
+/// Adds a body; returns its id (0, 1, ...) or -1 with err filled. A bad
+/// definition changes nothing.
+int psb_world_add_body(psb_world *world, const psb_body_def *def, psb_error *err);
+
+/// Adds a static sphere collider (centre in m, radius > 0 in m).
+psb_status psb_world_add_sphere(psb_world *world, psb_vec3 centre, double radius, psb_error *err);
+
+/// Number of static spheres, and one of them.
+int psb_world_sphere_count(const psb_world *world);
+void psb_world_sphere(const psb_world *world, int index, psb_vec3 *centre, double *radius);
+
+/// Advances the world by one step of params.dt, in params.substeps sub-steps.
+/// Returns the number of bodies that blew up during this step (and were
+/// restored); 0 normally. See psb_world_last_event() for what happened.
+int psb_world_step(psb_world *world);
+
+/// Simulated time, s, and the number of world steps taken.
+double psb_world_time(const psb_world *world);
+long psb_world_step_count(const psb_world *world);
+
+/// The last blow-up report ("" if none yet): which body, what was detected,
+/// how it was recovered.
+const char *psb_world_last_event(const psb_world *world);
+
+/// Number of bodies.
+int psb_world_body_count(const psb_world *world);
+
+/// Read-only views of a body's state. Pointers stay valid until the body's
+/// world is destroyed; contents change with each step.
+psb_body_kind psb_body_get_kind(const psb_world *world, int body);
+int psb_body_point_count(const psb_world *world, int body);
+const psb_vec3 *psb_body_positions(const psb_world *world, int body);
+const psb_vec3 *psb_body_velocities(const psb_world *world, int body);
+const double *psb_body_masses(const psb_world *world, int body);
+/// Springs as pairs of point indices; *count receives the number of springs.
+const int *psb_body_edges(const psb_world *world, int body, int *count);
+/// Rest length of each spring, m.
+const double *psb_body_rest_lengths(const psb_world *world, int body);
+/// Triangles, 3 indices each (NULL with *count = 0 for a ring).
+const int *psb_body_triangles(const psb_world *world, int body, int *count);
+
+/// Measures volume, pressure, energies and so on at the current state.
+psb_body_state psb_body_measure(const psb_world *world, int body);
+
+/// The material of a body, and a change to it (validated; refused = unchanged).
+const psb_body_params *psb_body_get_params(const psb_world *world, int body);
+psb_status psb_body_set_params(psb_world *world, int body, const psb_body_params *params,
+                               psb_error *err);
+
+/// Sets positions and/or velocities (either may be NULL). Non-finite values
+/// are refused.
+psb_status psb_body_set_state(psb_world *world, int body, const psb_vec3 *positions,
+                              const psb_vec3 *velocities, psb_error *err);
+
+/// Puts the body back as it was created and restarts its inflation.
+void psb_body_reset(psb_world *world, int body);
+
+/// Grabs a point: from now on a spring of stiffness k (N/m), critically
+/// damped against the point's mass, pulls it toward target. One grab per body.
+void psb_body_grab(psb_world *world, int body, int point, psb_vec3 target, double k);
+/// Moves the grab target, m.
+void psb_body_grab_move(psb_world *world, int body, psb_vec3 target);
+/// Lets go. The grabbed point, or -1.
+void psb_body_release(psb_world *world, int body);
+int psb_body_grabbed_point(const psb_world *world, int body);
+
+/// Adds an impulse J (N·s) to one point: v += J / m.
+void psb_body_apply_impulse(psb_world *world, int body, int point, psb_vec3 impulse);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
