@@ -1,0 +1,307 @@
+// Bodies: creation from a definition, masses, accessors and measurements.
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+psb_body_def psb_default_body_def(void) {
+    return (psb_body_def){
+        .kind = PSB_SHELL,
+        .points = NULL,
+        .rest_points = NULL,
+        .point_count = 0,
+        .triangles = NULL,
+        .triangle_count = 0,
+        .offset = {0.0, 0.0, 0.0},
+        .velocity = {0.0, 0.0, 0.0},
+        .params = psb_default_body_params(),
+    };
+}
+
+static bool vec_finite(psb_vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+
+static psb_status check_points(const psb_vec3 *points, int n, const char *what, psb_error *err) {
+    for (int i = 0; i < n; i++) {
+        if (!vec_finite(points[i])) {
+            return set_error(err, PSB_ERR_INVALID, "%s[%d]: expected finite coordinates", what, i);
+        }
+    }
+    return PSB_OK;
+}
+
+static psb_status check_def(const psb_body_def *def, psb_error *err) {
+    if (def->kind != PSB_RING && def->kind != PSB_SHELL) {
+        return set_error(err, PSB_ERR_INVALID, "kind: expected PSB_RING or PSB_SHELL, got %d",
+                         (int)def->kind);
+    }
+    const int min_points = def->kind == PSB_RING ? 3 : 4;
+    if (def->point_count < min_points) {
+        return set_error(err, PSB_ERR_INVALID, "point_count: expected at least %d for a %s, got %d",
+                         min_points, def->kind == PSB_RING ? "ring" : "shell", def->point_count);
+    }
+    if (!def->points) {
+        return set_error(err, PSB_ERR_INVALID, "points: expected %d points, got NULL",
+                         def->point_count);
+    }
+    psb_status status = check_points(def->points, def->point_count, "points", err);
+    if (status == PSB_OK && def->rest_points) {
+        status = check_points(def->rest_points, def->point_count, "rest_points", err);
+    }
+    if (status != PSB_OK) {
+        return status;
+    }
+    if (!vec_finite(def->offset) || !vec_finite(def->velocity)) {
+        return set_error(err, PSB_ERR_INVALID, "offset/velocity: expected finite vectors");
+    }
+    if (def->kind == PSB_SHELL) {
+        if (def->triangle_count < 4 || !def->triangles) {
+            return set_error(err, PSB_ERR_INVALID,
+                             "triangles: a closed shell needs at least 4 triangles, got %d",
+                             def->triangles ? def->triangle_count : 0);
+        }
+        for (int t = 0; t < def->triangle_count; t++) {
+            const int *c = &def->triangles[3 * t];
+            for (int k = 0; k < 3; k++) {
+                if (c[k] < 0 || c[k] >= def->point_count) {
+                    return set_error(err, PSB_ERR_INVALID,
+                                     "triangles[%d]: point index %d out of range 0..%d", t, c[k],
+                                     def->point_count - 1);
+                }
+            }
+            if (c[0] == c[1] || c[1] == c[2] || c[0] == c[2]) {
+                return set_error(err, PSB_ERR_INVALID,
+                                 "triangles[%d]: expected three different points, got %d %d %d",
+                                 t, c[0], c[1], c[2]);
+            }
+        }
+    }
+    return psb_body_params_validate(&def->params, err);
+}
+
+static int compare_u64(const void *a, const void *b) {
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+// Unique undirected edges of a triangle list, as sorted keys lo << 32 | hi.
+// Returns the count; *keys receives an array the caller frees (NULL on no memory).
+static int unique_edges(const int *tris, int tri_count, uint64_t **keys) {
+    uint64_t *k = malloc((size_t)tri_count * 3 * sizeof *k);
+    *keys = k;
+    if (!k) {
+        return 0;
+    }
+    for (int t = 0; t < tri_count; t++) {
+        for (int e = 0; e < 3; e++) {
+            const uint64_t a = (uint64_t)tris[3 * t + e];
+            const uint64_t b = (uint64_t)tris[3 * t + (e + 1) % 3];
+            k[3 * t + e] = a < b ? a << 32 | b : b << 32 | a;
+        }
+    }
+    const int n = tri_count * 3;
+    qsort(k, (size_t)n, sizeof *k, compare_u64);
+    int unique = 0;
+    for (int i = 0; i < n; i++) {
+        if (unique == 0 || k[i] != k[unique - 1]) {
+            k[unique++] = k[i];
+        }
+    }
+    return unique;
+}
+
+// Carves 64-byte aligned arrays out of one allocation.
+typedef struct carver {
+    unsigned char *base;
+    size_t used;
+} carver;
+
+static void *carve(carver *c, size_t bytes) {
+    void *p = c->base ? c->base + c->used : NULL;
+    c->used += (bytes + 63) & ~(size_t)63;
+    return p;
+}
+
+// Lays out every array of b; with c->base NULL this only adds up the size.
+static void lay_out(psb_body *b, carver *c) {
+    const size_t n = (size_t)b->n;
+    const size_t vec = n * sizeof(psb_vec3);
+    psb_vec3 **vecs[] = {&b->x,  &b->v,  &b->f,      &b->rest,   &b->x0,     &b->v0,
+                         &b->dx, &b->dv, &b->x_good, &b->v_good, &b->x_init, &b->v_init};
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
+        *vecs[i] = carve(c, vec);
+    }
+    b->mass = carve(c, n * sizeof(double));
+    b->inv_mass = carve(c, n * sizeof(double));
+    b->rest_length = carve(c, (size_t)b->spring_count * sizeof(double));
+    b->springs = carve(c, (size_t)b->spring_count * 2 * sizeof(int));
+    b->tris = carve(c, (size_t)b->tri_count * 3 * sizeof(int));
+}
+
+static double length(psb_vec3 a) { return sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
+static psb_vec3 sub(psb_vec3 a, psb_vec3 b) { return (psb_vec3){a.x - b.x, a.y - b.y, a.z - b.z}; }
+
+void body_update_masses(psb_body *b) {
+    const double total = b->params.mass;
+    for (int i = 0; i < b->n; i++) {
+        b->mass[i] = 0.0;
+    }
+    double sum = 0.0;
+    if (b->params.mass_by_area) {
+        // Area around each point in the rest shape: a third of each triangle
+        // (a half of each edge on a ring).
+        if (b->kind == PSB_RING) {
+            for (int i = 0; i < b->n; i++) {
+                const int j = i + 1 == b->n ? 0 : i + 1;
+                const double half = 0.5 * length(sub(b->rest[j], b->rest[i]));
+                b->mass[i] += half;
+                b->mass[j] += half;
+                sum += 2.0 * half;
+            }
+        } else {
+            for (int t = 0; t < b->tri_count; t++) {
+                const int *c = &b->tris[3 * t];
+                const psb_vec3 u = sub(b->rest[c[1]], b->rest[c[0]]);
+                const psb_vec3 w = sub(b->rest[c[2]], b->rest[c[0]]);
+                const psb_vec3 cr = {u.y * w.z - u.z * w.y, u.z * w.x - u.x * w.z,
+                                     u.x * w.y - u.y * w.x};
+                const double third = length(cr) / 6.0; // area / 3
+                for (int k = 0; k < 3; k++) {
+                    b->mass[c[k]] += third;
+                }
+                sum += 3.0 * third;
+            }
+        }
+    }
+    for (int i = 0; i < b->n; i++) {
+        // Uniform split, also the fallback if the rest shape has no area.
+        b->mass[i] = sum > 0.0 ? total * b->mass[i] / sum : total / b->n;
+        b->inv_mass[i] = 1.0 / b->mass[i];
+    }
+}
+
+psb_body *body_create(const psb_body_def *def, const psb_params *world_params, double time,
+                      psb_error *err) {
+    (void)world_params;
+    if (check_def(def, err) != PSB_OK) {
+        return NULL;
+    }
+    psb_body *b = calloc(1, sizeof *b);
+    if (!b) {
+        set_error(err, PSB_ERR_NOMEM, "out of memory for a body of %d points", def->point_count);
+        return NULL;
+    }
+    b->kind = def->kind;
+    b->n = def->point_count;
+    b->tri_count = def->kind == PSB_SHELL ? def->triangle_count : 0;
+    b->params = def->params;
+    b->grab_point = -1;
+    b->start_time = time;
+
+    uint64_t *edge_keys = NULL;
+    if (def->kind == PSB_SHELL) {
+        b->spring_count = unique_edges(def->triangles, def->triangle_count, &edge_keys);
+        if (!edge_keys) {
+            free(b);
+            set_error(err, PSB_ERR_NOMEM, "out of memory for the edges of %d triangles",
+                      def->triangle_count);
+            return NULL;
+        }
+    } else {
+        b->spring_count = b->n;
+    }
+
+    carver c = {NULL, 0};
+    lay_out(b, &c);
+    c.base = aligned_alloc(64, c.used);
+    b->block = c.base;
+    if (!c.base) {
+        free(edge_keys);
+        free(b);
+        set_error(err, PSB_ERR_NOMEM, "out of memory for a body of %d points", def->point_count);
+        return NULL;
+    }
+    c.used = 0;
+    lay_out(b, &c);
+
+    const bool ring = def->kind == PSB_RING;
+    for (int i = 0; i < b->n; i++) {
+        const psb_vec3 p = def->points[i];
+        const psb_vec3 r = def->rest_points ? def->rest_points[i] : p;
+        b->x[i] = (psb_vec3){p.x + def->offset.x, p.y + def->offset.y,
+                             ring ? 0.0 : p.z + def->offset.z};
+        b->rest[i] = (psb_vec3){r.x + def->offset.x, r.y + def->offset.y,
+                                ring ? 0.0 : r.z + def->offset.z};
+        b->v[i] = (psb_vec3){def->velocity.x, def->velocity.y, ring ? 0.0 : def->velocity.z};
+        b->f[i] = (psb_vec3){0.0, 0.0, 0.0};
+    }
+    if (ring) {
+        for (int i = 0; i < b->n; i++) {
+            b->springs[2 * i] = i;
+            b->springs[2 * i + 1] = i + 1 == b->n ? 0 : i + 1;
+        }
+    } else {
+        memcpy(b->tris, def->triangles, (size_t)b->tri_count * 3 * sizeof(int));
+        for (int s = 0; s < b->spring_count; s++) {
+            b->springs[2 * s] = (int)(edge_keys[s] >> 32);
+            b->springs[2 * s + 1] = (int)(edge_keys[s] & 0xffffffffu);
+        }
+        free(edge_keys);
+    }
+
+    // Every point must belong to the surface, or it would float free.
+    unsigned char *used = calloc((size_t)b->n, 1);
+    if (!used) {
+        body_destroy(b);
+        set_error(err, PSB_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int s = 0; s < 2 * b->spring_count; s++) {
+        used[b->springs[s]] = 1;
+    }
+    for (int i = 0; i < b->n; i++) {
+        if (!used[i]) {
+            free(used);
+            body_destroy(b);
+            set_error(err, PSB_ERR_INVALID, "points[%d]: used by no triangle", i);
+            return NULL;
+        }
+    }
+    free(used);
+
+    psb_vec3 lo = b->rest[0], hi = b->rest[0];
+    for (int s = 0; s < b->spring_count; s++) {
+        b->rest_length[s] = length(sub(b->rest[b->springs[2 * s]], b->rest[b->springs[2 * s + 1]]));
+    }
+    for (int i = 0; i < b->n; i++) {
+        lo = (psb_vec3){fmin(lo.x, b->rest[i].x), fmin(lo.y, b->rest[i].y), fmin(lo.z, b->rest[i].z)};
+        hi = (psb_vec3){fmax(hi.x, b->rest[i].x), fmax(hi.y, b->rest[i].y), fmax(hi.z, b->rest[i].z)};
+    }
+    b->rest_size = length(sub(hi, lo));
+    b->rest_volume = body_volume(b, b->rest);
+    if (!(b->rest_volume > 0.0)) {
+        const double v = b->rest_volume;
+        body_destroy(b);
+        set_error(err, PSB_ERR_INVALID,
+                  "%s: the rest shape encloses %s %g; expected > 0 (a closed surface wound "
+                  "counter-clockwise seen from outside)",
+                  ring ? "points" : "triangles", ring ? "an area of" : "a volume of", v);
+        return NULL;
+    }
+    body_update_masses(b);
+    memcpy(b->x_init, b->x, (size_t)b->n * sizeof(psb_vec3));
+    memcpy(b->v_init, b->v, (size_t)b->n * sizeof(psb_vec3));
+    memcpy(b->x_good, b->x, (size_t)b->n * sizeof(psb_vec3));
+    memcpy(b->v_good, b->v, (size_t)b->n * sizeof(psb_vec3));
+    b->volume = body_volume(b, b->x);
+    b->nrt = body_gas_nrt(b, time);
+    return b;
+}
+
+void body_destroy(psb_body *b) {
+    if (b) {
+        free(b->block);
+        free(b);
+    }
+}

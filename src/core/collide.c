@@ -1,0 +1,90 @@
+// Collisions with the world: floor plane, box walls, static spheres.
+//
+// A point inside a collider with outward normal n and depth d > 0 is moved
+// out by d n; its velocity is split into v_n and v_t; v_n <- -e v_n if it
+// was approaching (restitution e), and v_t <- v_t exp(-mu h) (friction rate mu).
+#include <math.h>
+
+#include "internal.h"
+
+static void resolve(psb_vec3 *x, psb_vec3 *v, psb_vec3 n, double depth, double e, double keep) {
+    x->x += depth * n.x;
+    x->y += depth * n.y;
+    x->z += depth * n.z;
+    double vn = v->x * n.x + v->y * n.y + v->z * n.z;
+    const psb_vec3 vt = {v->x - vn * n.x, v->y - vn * n.y, v->z - vn * n.z};
+    if (vn < 0.0) {
+        vn = -e * vn;
+    }
+    v->x = vt.x * keep + vn * n.x;
+    v->y = vt.y * keep + vn * n.y;
+    v->z = vt.z * keep + vn * n.z;
+}
+
+static double *component(psb_vec3 *v, int axis) {
+    return axis == 0 ? &v->x : axis == 1 ? &v->y : &v->z;
+}
+
+// Box walls: one axis at a time, the point must stay in [lo, hi].
+static void resolve_walls(const psb_params *p, psb_vec3 *x, psb_vec3 *v, bool ring, double keep) {
+    const double lo[3] = {p->walls_min.x, p->walls_min.y, p->walls_min.z};
+    const double hi[3] = {p->walls_max.x, p->walls_max.y, p->walls_max.z};
+    const int axes = ring ? 2 : 3; // a ring lives in the x-y plane
+    for (int a = 0; a < axes; a++) {
+        const double c = *component(x, a);
+        psb_vec3 n = {0.0, 0.0, 0.0};
+        double depth = 0.0;
+        if (c < lo[a]) {
+            depth = lo[a] - c;
+            *component(&n, a) = 1.0;
+        } else if (c > hi[a]) {
+            depth = c - hi[a];
+            *component(&n, a) = -1.0;
+        }
+        if (depth > 0.0) {
+            resolve(x, v, n, depth, p->restitution, keep);
+        }
+    }
+}
+
+static void resolve_sphere(psb_vec3 centre, double radius, const psb_params *p, psb_vec3 *x,
+                           psb_vec3 *v, bool ring, double keep) {
+    if (ring) {
+        // A ring sees the sphere's cross-section with its plane z = 0.
+        const double r2 = radius * radius - centre.z * centre.z;
+        if (r2 <= 0.0) {
+            return;
+        }
+        radius = sqrt(r2);
+        centre.z = 0.0;
+    }
+    const psb_vec3 d = {x->x - centre.x, x->y - centre.y, x->z - centre.z};
+    const double dist2 = d.x * d.x + d.y * d.y + d.z * d.z;
+    if (dist2 >= radius * radius) {
+        return;
+    }
+    const double dist = sqrt(dist2);
+    // At the very centre there is no direction: push up.
+    const psb_vec3 n = dist > 0.0 ? (psb_vec3){d.x / dist, d.y / dist, d.z / dist}
+                                  : (psb_vec3){0.0, 1.0, 0.0};
+    resolve(x, v, n, radius - dist, p->restitution, keep);
+}
+
+void body_collide(psb_body *b, const psb_world *w, double h) {
+    const psb_params *p = &w->params;
+    const double keep = exp(-p->friction * h);
+    const bool ring = b->kind == PSB_RING;
+    for (int i = 0; i < b->n; i++) {
+        psb_vec3 *x = &b->x[i];
+        psb_vec3 *v = &b->v[i];
+        if (p->floor && x->y < p->floor_y) {
+            resolve(x, v, (psb_vec3){0.0, 1.0, 0.0}, p->floor_y - x->y, p->restitution, keep);
+        }
+        if (p->walls) {
+            resolve_walls(p, x, v, ring, keep);
+        }
+        for (int s = 0; s < w->sphere_count; s++) {
+            resolve_sphere(w->sphere_centre[s], w->sphere_radius[s], p, x, v, ring, keep);
+        }
+    }
+}
