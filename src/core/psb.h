@@ -41,6 +41,12 @@ typedef struct psb_error {
     char message[512];
 } psb_error;
 
+/// The two kinds of body.
+typedef enum psb_body_kind {
+    PSB_RING,  ///< 2D: closed polyline in the x-y plane, counter-clockwise; z is set to 0
+    PSB_SHELL, ///< 3D: closed triangle mesh, triangles counter-clockwise seen from outside
+} psb_body_kind;
+
 /// Time integrators, selectable at run time on a live world.
 typedef enum psb_integrator {
     PSB_EULER,            ///< explicit (forward) Euler, first order: the tutorial's
@@ -93,9 +99,14 @@ typedef struct psb_params {
 /// psb_default_body_params().
 psb_params psb_default_params(void);
 
-/// Body defaults: mass 1 kg, ks 2000 N/m, kd 2 N·s/m, nRT 100 J, P0 0,
-/// no inflation ramp, uniform mass.
+/// Body defaults: mass 1 kg, ks 200 N/m, kd 0.1 N·s/m, nRT 100 J (the shell
+/// default of psb_default_gas_nrt), P0 0, no inflation ramp, uniform mass.
 psb_body_params psb_default_body_params(void);
+
+/// The default gas amount for a kind of body: 100 J for a shell, 10 J/m for a
+/// ring. A ring's nRT is per metre of depth, so the same number would blow a
+/// ring of the default size up far more than a sphere.
+double psb_default_gas_nrt(psb_body_kind kind);
 
 /// Checks every field; on a bad one returns PSB_ERR_INVALID with a message
 /// naming the field and what was expected. err may be NULL.
@@ -103,12 +114,6 @@ psb_status psb_params_validate(const psb_params *params, psb_error *err);
 
 /// Same for a body's material.
 psb_status psb_body_params_validate(const psb_body_params *params, psb_error *err);
-
-/// The two kinds of body.
-typedef enum psb_body_kind {
-    PSB_RING,  ///< 2D: closed polyline in the x-y plane, counter-clockwise; z is set to 0
-    PSB_SHELL, ///< 3D: closed triangle mesh, triangles counter-clockwise seen from outside
-} psb_body_kind;
 
 /// How to make a body. The arrays are copied; they may be freed afterwards.
 typedef struct psb_body_def {

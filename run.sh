@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds psb (Release, in ./build) and runs it. With no arguments: a headless
+# run of the default scene that prints its summary (`psb sim --summary`).
+# With arguments: `psb ARGS...`, e.g. ./run.sh sim --shape ring --time 2
+set -euo pipefail
+cd "$(dirname "$0")"
+
+./scripts/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$(nproc 2>/dev/null || echo 2)" --target psb
+
+if [ "$#" -eq 0 ]; then
+    set -- sim --summary
+fi
+exec build/psb "$@"

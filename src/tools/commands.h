@@ -1,0 +1,13 @@
+// The sub-commands of the psb executable. Each takes the arguments after its
+// name (argv[0] is the sub-command's name) and returns the exit status:
+// 0 on success, 2 on a bad option or value, 1 on a failure while running.
+#ifndef PSB_COMMANDS_H
+#define PSB_COMMANDS_H
+
+/// `psb sim`: a headless run that prints a summary, a report or a CSV.
+int psb_cmd_sim(int argc, char **argv);
+
+/// `psb info`: the topology report of a generated shape.
+int psb_cmd_info(int argc, char **argv);
+
+#endif

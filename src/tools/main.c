@@ -1,0 +1,78 @@
+// The psb executable: dispatches to its sub-commands.
+#include "commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+// The build passes the project's version; this is only for builds that don't.
+#ifndef PSB_VERSION
+#define PSB_VERSION "0.1.0"
+#endif
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"sim", psb_cmd_sim, "run one soft body headless and print its final state"},
+    {"info", psb_cmd_info, "print the topology report of a generated shape"},
+};
+
+enum { COMMAND_COUNT = (int)(sizeof commands / sizeof commands[0]) };
+
+static void print_help(FILE *out) {
+    fprintf(out,
+            "psb %s: pressure soft bodies\n"
+            "\n"
+            "usage: psb COMMAND [options]\n"
+            "\n"
+            "commands:\n",
+            PSB_VERSION);
+    for (int i = 0; i < COMMAND_COUNT; i++) {
+        fprintf(out, "  %-8s%s\n", commands[i].name, commands[i].summary);
+    }
+    fprintf(out, "  %-8s%s\n", "help", "show this help, or a command's: 'psb help sim'");
+    fprintf(out, "\n"
+                 "options:\n"
+                 "  -h, --help     show this help\n"
+                 "  --version      print the version\n"
+                 "\n"
+                 "Each command lists its options, units and defaults: 'psb sim --help',\n"
+                 "'psb info --help'.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        print_help(stdout);
+        return 0;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "help") == 0 && argc > 2) {
+        // `psb help sim` is `psb sim --help`.
+        for (int i = 0; i < COMMAND_COUNT; i++) {
+            if (strcmp(argv[2], commands[i].name) == 0) {
+                char *help_argv[] = {argv[2], "--help", NULL};
+                return commands[i].run(2, help_argv);
+            }
+        }
+        fprintf(stderr, "psb: unknown command '%s' (see 'psb --help')\n", argv[2]);
+        return 2;
+    }
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        print_help(stdout);
+        return 0;
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("psb %s\n", PSB_VERSION);
+        return 0;
+    }
+    for (int i = 0; i < COMMAND_COUNT; i++) {
+        if (strcmp(name, commands[i].name) == 0) {
+            return commands[i].run(argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "psb: unknown command '%s' (see 'psb --help')\n", name);
+    return 2;
+}

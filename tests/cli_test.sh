@@ -1,0 +1,383 @@
+#!/bin/sh
+# End-to-end tests of the psb command line: help, exit statuses and error
+# lines, the summary and info formats, the CSV, and the analytic equilibria
+# of DESIGN.md section 1 reproduced through `psb sim`.
+#
+# usage: cli_test.sh PATH/TO/psb        (ctest runs it with the built binary)
+set -u
+
+PSB=${1:?usage: cli_test.sh PATH/TO/psb}
+if [ ! -x "$PSB" ]; then
+    echo "cli_test: '$PSB' is not an executable" >&2
+    exit 2
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/psb-cli-test.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 2' INT TERM
+
+checks=0
+failures=0
+
+fail() {
+    failures=$((failures + 1))
+    echo "FAIL: $*" >&2
+}
+
+# run ARGS...: runs psb, leaving stdout in $tmp/out, stderr in $tmp/err and
+# the exit status in $status.
+run() {
+    "$PSB" "$@" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+}
+
+# expect_status WANT WHAT: the last run's exit status was WANT.
+expect_status() {
+    checks=$((checks + 1))
+    if [ "$status" -ne "$1" ]; then
+        fail "$2: exit status $status, expected $1; stderr: $(head -c 300 "$tmp/err")"
+        return 1
+    fi
+    return 0
+}
+
+# expect_one_error_line WHAT: the last run wrote exactly one line on stderr
+# and nothing on stdout.
+expect_one_error_line() {
+    checks=$((checks + 1))
+    lines=$(wc -l <"$tmp/err")
+    if [ "$lines" -ne 1 ] || [ -s "$tmp/out" ]; then
+        fail "$1: expected one line on stderr and no output, got $lines line(s): $(head -c 300 "$tmp/err")"
+    fi
+}
+
+# expect_in FILE PATTERN WHAT: FILE has a line matching the extended regex.
+expect_in() {
+    checks=$((checks + 1))
+    if ! grep -Eq -- "$2" "$1"; then
+        fail "$3: no line matching '$2'"
+    fi
+}
+
+# value KEY: KEY's value in the key=value lines of the last run's stdout.
+value() {
+    sed -n "s/^$1=//p" "$tmp/out"
+}
+
+# expect_value KEY WANT WHAT: the last run printed KEY=WANT exactly.
+expect_value() {
+    checks=$((checks + 1))
+    got=$(value "$1")
+    if [ "$got" != "$2" ]; then
+        fail "$3: $1=$got, expected $2"
+    fi
+}
+
+# expect_close GOT WANT RELTOL WHAT: |GOT - WANT| <= RELTOL |WANT|.
+expect_close() {
+    checks=$((checks + 1))
+    if ! awk -v got="$1" -v want="$2" -v tol="$3" 'BEGIN {
+            if (got == "") exit 1
+            d = got - want; if (d < 0) d = -d
+            w = want; if (w < 0) w = -w
+            exit !(d <= tol * w) }'; then
+        fail "$4: got '$1', expected $2 within a relative $3"
+    fi
+}
+
+# expect_keys KEY...: the last run's stdout is exactly these key=value lines,
+# in this order.
+expect_keys() {
+    what=$1
+    shift
+    checks=$((checks + 1))
+    got=$(cut -d= -f1 "$tmp/out" | tr '\n' ' ')
+    want="$* "
+    if [ "$got" != "$want" ]; then
+        fail "$what: keys '$got', expected '$want'"
+    fi
+}
+
+# ---- the top level
+
+run --help
+expect_status 0 "psb --help"
+expect_in "$tmp/out" '^  sim ' "psb --help lists sim"
+expect_in "$tmp/out" '^  info ' "psb --help lists info"
+expect_in "$tmp/out" "psb sim --help" "psb --help points to psb sim --help"
+expect_in "$tmp/out" "psb info --help" "psb --help points to psb info --help"
+
+run
+expect_status 0 "psb without arguments"
+expect_in "$tmp/out" "usage: psb" "psb without arguments prints the help"
+
+run --version
+expect_status 0 "psb --version"
+expect_in "$tmp/out" '^psb [0-9]+\.[0-9]+' "psb --version"
+
+run frobnicate
+expect_status 2 "unknown command"
+expect_one_error_line "unknown command"
+
+# ---- psb sim --help: every option, each with its unit and default
+
+run sim --help
+expect_status 0 "psb sim --help"
+for option in shape points subdiv radius mass ks kd nrt p0 gravity dt substeps time steps \
+    integrator floor no-floor restitution friction inflate-time gravity-waits mass-by-area \
+    height walls sphere csv csv-every summary; do
+    expect_in "$tmp/out" "^  --$option( |\$)" "psb sim --help mentions --$option"
+done
+expect_in "$tmp/out" '^  --ks .*\(N/m; default [0-9.e+-]+\)' "--ks shows its unit and default"
+expect_in "$tmp/out" '^  --dt .*\(s; default [0-9.e+-]+\)' "--dt shows its unit and default"
+expect_in "$tmp/out" '^  --mass .*\(kg; default [0-9.e+-]+\)' "--mass shows its unit and default"
+expect_in "$tmp/out" 'euler\|symplectic\|heun\|rk4\|verlet' "--integrator lists its choices"
+
+run sim -h
+expect_status 0 "psb sim -h"
+run help sim
+expect_status 0 "psb help sim"
+expect_in "$tmp/out" "usage: psb sim" "psb help sim shows the sim help"
+
+run info --help
+expect_status 0 "psb info --help"
+for option in shape points subdiv radius; do
+    expect_in "$tmp/out" "^  --$option( |\$)" "psb info --help mentions --$option"
+done
+
+# ---- bad options and values: exit 2 with one line naming the option
+
+run sim --bogus
+expect_status 2 "unknown option"
+expect_one_error_line "unknown option"
+expect_in "$tmp/err" "bogus" "unknown option is named"
+
+# Each case: the option the error line must name, then the arguments.
+while read -r name args; do
+    # shellcheck disable=SC2086 # the arguments are split on purpose
+    run sim $args
+    expect_status 2 "psb sim $args" &&
+        expect_one_error_line "psb sim $args" &&
+        expect_in "$tmp/err" "$name" "psb sim $args names $name"
+done <<'EOF'
+--ks --ks -1
+--ks --ks abc
+--ks --ks=
+--kd --kd 1x
+--dt --dt 0
+--dt --dt abc
+--dt --dt nan
+--dt --dt inf
+--dt --dt=1e999
+--mass --mass 0
+--nrt --nrt -5
+--integrator --integrator foo
+--points --points 2
+--points --points 3.5
+--subdiv --subdiv 99
+--subdiv --subdiv -1
+--radius --radius 0
+--substeps --substeps 0
+--restitution --restitution 1.5
+--friction --friction -1
+--time --time 1 --steps 5
+--steps --steps -3
+--shape --shape cone
+--walls --walls 1,2,3
+--walls --walls 1,0,0,0,1,1
+--sphere --sphere 0,0,0,0
+--sphere --sphere 0,0,x,1
+--floor --floor 1 --no-floor
+--summary --summary=yes
+--csv-every --csv-every 0
+--ks --ks
+EOF
+
+run sim stray
+expect_status 2 "stray argument"
+expect_one_error_line "stray argument"
+
+run sim --csv "$tmp/no/such/dir/out.csv" --steps 1
+expect_status 2 "unwritable --csv"
+expect_one_error_line "unwritable --csv"
+
+run info "$tmp/mesh.obj"
+expect_status 2 "psb info FILE (not supported yet)"
+expect_one_error_line "psb info FILE"
+
+run info --subdiv 9
+expect_status 2 "psb info --subdiv 9"
+expect_one_error_line "psb info --subdiv 9"
+
+# ---- psb sim --summary
+
+summary_keys="time steps points volume pressure mean_radius kinetic spring gas gravity_pe energy
+    centroid_x centroid_y centroid_z min_y blowups"
+
+run sim --summary --time 0.5
+expect_status 0 "psb sim --summary --time 0.5"
+# shellcheck disable=SC2086
+expect_keys "psb sim --summary" $summary_keys
+expect_value points 642 "default shape is the level-3 icosphere"
+expect_value blowups 0 "default scene runs without blow-ups"
+
+run sim --summary --time 0.5 --dt 0.01
+expect_value steps 50 "--time 0.5 --dt 0.01"
+expect_close "$(value time)" 0.5 1e-9 "--time 0.5 --dt 0.01 ends at t = 0.5 s"
+
+run sim --summary --steps 7 --dt 0.002 --shape ring --points 9
+expect_status 0 "psb sim --steps 7"
+expect_value steps 7 "--steps 7"
+expect_value points 9 "--shape ring --points 9"
+expect_close "$(value time)" 0.014 1e-9 "--steps 7 --dt 0.002 ends at t = 0.014 s"
+
+run sim --time 0.2
+expect_status 0 "psb sim without --summary"
+expect_in "$tmp/out" "volume" "the human report mentions the volume"
+
+for integrator in euler symplectic heun rk4 verlet; do
+    run sim --summary --time 0.2 --subdiv 1 --integrator "$integrator"
+    expect_status 0 "--integrator $integrator"
+    expect_value blowups 0 "--integrator $integrator runs without blow-ups"
+done
+
+run sim --summary --time 0.3 --subdiv 1 --walls=-2,-1,-2,2,3,2 --sphere 0,-1,0,0.5 \
+    --sphere 3,0,0,1 --inflate-time 0.2 --gravity-waits --mass-by-area
+expect_status 0 "colliders, inflation and mass by area"
+expect_value blowups 0 "colliders, inflation and mass by area"
+
+# The same run twice gives the same bits.
+run sim --summary --time 1 --subdiv 2 --integrator rk4
+cp "$tmp/out" "$tmp/first"
+run sim --summary --time 1 --subdiv 2 --integrator rk4
+checks=$((checks + 1))
+cmp -s "$tmp/out" "$tmp/first" || fail "two identical runs differ"
+
+# A ball dropped on the floor comes to rest on it, never far below it.
+run sim --summary --time 4 --subdiv 2 --height 0.5 --floor 0.25 --restitution 0
+expect_status 0 "ball dropped on a raised floor"
+checks=$((checks + 1))
+awk -v y="$(value min_y)" 'BEGIN { exit !(y > 0.24 && y < 0.3) }' ||
+    fail "ball on a floor at 0.25 m: min_y=$(value min_y), expected resting on it"
+
+# Without a floor it keeps falling: h = 1/2 g t^2 = 4.9 m in 1 s.
+run sim --summary --time 1 --subdiv 1 --no-floor --gravity 9.8
+checks=$((checks + 1))
+awk -v y="$(value min_y)" 'BEGIN { exit !(y < -3.5) }' ||
+    fail "--no-floor: min_y=$(value min_y), expected the body to fall below -3.5 m"
+
+# ---- psb info
+
+run info --shape icosphere --subdiv 2
+expect_status 0 "psb info icosphere"
+expect_keys "psb info" vertices faces edges border_edges nonmanifold_edges components genus \
+    volume closed euler oriented orientation_conflicts unused_vertices
+expect_value vertices 162 "icosphere level 2"
+expect_value faces 320 "icosphere level 2"
+expect_value edges 480 "icosphere level 2"
+expect_value closed yes "icosphere level 2"
+expect_value genus 0 "icosphere level 2"
+expect_value euler 2 "icosphere level 2"
+expect_value border_edges 0 "icosphere level 2"
+
+run info --shape torus --subdiv 1
+expect_status 0 "psb info torus"
+expect_value genus 1 "torus"
+expect_value euler 0 "torus"
+expect_value closed yes "torus"
+
+run info --shape ring --points 12 --radius 1
+expect_status 0 "psb info ring"
+expect_value vertices 12 "ring of 12"
+expect_value edges 12 "ring of 12"
+expect_value faces 0 "ring of 12"
+expect_value closed yes "ring of 12"
+# Area of the regular 12-gon in the unit circle: 12/2 sin(2 pi/12) = 3.
+expect_close "$(value volume)" 3 1e-9 "ring of 12: area"
+
+run info --shape box --subdiv 2 --radius 0.5
+expect_status 0 "psb info box"
+expect_close "$(value volume)" 1 1e-9 "unit box: volume"
+expect_value closed yes "box"
+
+run info --shape uvsphere --subdiv 1
+expect_status 0 "psb info uvsphere"
+expect_value closed yes "uvsphere"
+# 8 stacks, 16 slices: two poles and 7 rings of 16.
+expect_value vertices 114 "uvsphere --subdiv 1"
+
+# ---- --csv
+
+run sim --time 0.5 --dt 0.01 --csv "$tmp/run.csv" --csv-every 10
+expect_status 0 "psb sim --csv"
+checks=$((checks + 1))
+header=$(head -n 1 "$tmp/run.csv")
+want_header="t,volume,pressure,kinetic,spring,gas,gravity,energy,mean_radius,centroid_x,centroid_y,centroid_z,min_y"
+[ "$header" = "$want_header" ] || fail "CSV header '$header'"
+checks=$((checks + 1))
+# Rows at steps 0, 10, 20, 30, 40, 50, each with 13 numbers.
+awk -F, 'NR > 1 { rows++; if (NF != 13) bad = 1; for (i = 1; i <= NF; i++)
+        if ($i !~ /^-?[0-9.]+(e[-+][0-9]+)?$/) bad = 1 }
+    END { exit !(rows == 6 && !bad) }' "$tmp/run.csv" ||
+    fail "CSV rows: expected 6 rows of 13 numbers, got: $(tail -n +2 "$tmp/run.csv" | head -c 400)"
+checks=$((checks + 1))
+[ "$(sed -n 2p "$tmp/run.csv" | cut -d, -f1)" = 0 ] || fail "first CSV row is not at t = 0"
+expect_close "$(tail -n 1 "$tmp/run.csv" | cut -d, -f1)" 0.5 1e-9 "last CSV row at t = 0.5"
+
+run sim --steps 20 --csv "$tmp/odd.csv" --csv-every 7
+checks=$((checks + 1))
+# Steps 0, 7, 14 and the final 20.
+[ "$(wc -l <"$tmp/odd.csv")" -eq 5 ] || fail "--csv-every 7 over 20 steps: $(wc -l <"$tmp/odd.csv") lines"
+
+# ---- analytic equilibria (DESIGN.md section 1), no gravity, no floor
+
+# Ring of N points at radius r0 (edge L0 = 2 r0 s, s = sin(pi/N)):
+# r = (ks s L0 + sqrt(ks^2 s^2 L0^2 + 8 ks s^2 nRT/N)) / (4 ks s^2).
+ring_radius() {
+    awk -v n="$1" -v r0="$2" -v ks="$3" -v nrt="$4" 'BEGIN {
+        s = sin(atan2(0, -1) / n); l0 = 2 * r0 * s
+        printf "%.12g\n", (ks * s * l0 + sqrt(ks^2 * s^2 * l0^2 + 8 * ks * s^2 * nrt / n)) \
+            / (4 * ks * s^2) }'
+}
+
+# Icosahedron of circumradius r0 (edge L0 = r0 / sin(2 pi/5), 30 edges):
+# ks sigma (sigma - 1) 30 L0^2 = 3 nRT, radius sigma r0.
+icosahedron_radius() {
+    awk -v r0="$1" -v ks="$2" -v nrt="$3" 'BEGIN {
+        l0 = r0 / sin(2 * atan2(0, -1) / 5); sum = 30 * l0^2
+        sigma = (1 + sqrt(1 + 12 * nrt / (ks * sum))) / 2
+        printf "%.12g\n", sigma * r0 }'
+}
+
+# points radius ks nrt kd mass integrator
+while read -r n r0 ks nrt kd mass integrator; do
+    run sim --summary --gravity 0 --no-floor --time 10 --shape ring --points "$n" \
+        --radius "$r0" --ks "$ks" --nrt "$nrt" --kd "$kd" --mass "$mass" \
+        --integrator "$integrator"
+    what="ring N=$n r0=$r0 ks=$ks nRT=$nrt ($integrator)"
+    expect_status 0 "$what"
+    expect_value blowups 0 "$what"
+    expect_close "$(value mean_radius)" "$(ring_radius "$n" "$r0" "$ks" "$nrt")" 1e-3 "$what"
+done <<'EOF'
+16 0.5 500 20 1 1 rk4
+40 1 3000 400 5 1 verlet
+7 0.3 150 5 0.5 0.5 heun
+EOF
+
+# radius ks nrt kd mass integrator
+while read -r r0 ks nrt kd mass integrator; do
+    run sim --summary --gravity 0 --no-floor --time 6 --shape icosphere --subdiv 0 \
+        --radius "$r0" --ks "$ks" --nrt "$nrt" --kd "$kd" --mass "$mass" \
+        --integrator "$integrator"
+    what="icosahedron r0=$r0 ks=$ks nRT=$nrt ($integrator)"
+    expect_status 0 "$what"
+    expect_value blowups 0 "$what"
+    expect_close "$(value mean_radius)" "$(icosahedron_radius "$r0" "$ks" "$nrt")" 1e-3 "$what"
+done <<'EOF'
+0.5 800 30 3 1 symplectic
+1.2 500 2000 10 1 rk4
+0.2 50 5 0.5 0.2 verlet
+EOF
+
+echo "cli_test: $checks checks, $failures failed"
+[ "$failures" -eq 0 ]
