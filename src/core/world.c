@@ -273,6 +273,34 @@ psb_body_state psb_body_measure(const psb_world *w, int body) {
     return s;
 }
 
+double psb_body_stable_substep(const psb_world *w, int body) {
+    const psb_body *b = get(w, body);
+    int *degree = calloc((size_t)b->n, sizeof *degree);
+    if (!degree) {
+        return 0.0;
+    }
+    for (int s = 0; s < 2 * b->spring_count; s++) {
+        degree[b->springs[s]]++;
+    }
+    double h_max = INFINITY;
+    for (int i = 0; i < b->n; i++) {
+        // Largest eigenvalues of the point's spring stiffness and damping
+        // blocks, bounded by their sums over its springs.
+        const double w2 = 2.0 * b->params.spring_k * degree[i] * b->inv_mass[i];
+        const double g = b->params.spring_damping * degree[i] * b->inv_mass[i];
+        // Positive root of h^2 w^2 + 2 h g = 4.
+        double h;
+        if (w2 > 0.0) {
+            h = (-g + sqrt(g * g + 4.0 * w2)) / w2;
+        } else {
+            h = g > 0.0 ? 2.0 / g : INFINITY;
+        }
+        h_max = fmin(h_max, h);
+    }
+    free(degree);
+    return h_max;
+}
+
 const psb_body_params *psb_body_get_params(const psb_world *w, int body) {
     return &get(w, body)->params;
 }

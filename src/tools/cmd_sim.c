@@ -533,6 +533,21 @@ static psb_world *make_world(const psb_shape_options *shape, const sim_options *
     return world;
 }
 
+// Explicit integrators have a largest stable step; say so before a run that
+// would only blow up.
+static void warn_if_unstable(const psb_world *world, const sim_options *sim) {
+    const double h = sim->params.dt / sim->params.substeps;
+    const double h_max = psb_body_stable_substep(world, 0);
+    if (h > h_max) {
+        const double needed = ceil(sim->params.dt / h_max);
+        fprintf(stderr,
+                "psb sim: warning: the sub-step %.3g s is above this body's estimated stable "
+                "limit %.3g s (from ks, kd and the mass per point); blow-ups are likely: try "
+                "--substeps %.0f or more\n",
+                h, h_max, needed);
+    }
+}
+
 int psb_cmd_sim(int argc, char **argv) {
     if (psb_options_wants_help(argc, argv)) {
         print_help(stdout);
@@ -560,6 +575,7 @@ int psb_cmd_sim(int argc, char **argv) {
         return status;
     }
 
+    warn_if_unstable(world, &sim);
     progress bar = {.enabled = isatty(fileno(stderr)) != 0, .start = now_seconds()};
     double start = bar.start;
     long total = sim.steps;
