@@ -6,7 +6,7 @@
 
 // The build passes the project's version; this is only for builds that don't.
 #ifndef PSB_VERSION
-#define PSB_VERSION "0.1.0"
+#define PSB_VERSION "unknown"
 #endif
 
 typedef struct command {
