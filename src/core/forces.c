@@ -9,23 +9,28 @@
 #define MIN_VOLUME_FRACTION 1e-3
 
 double body_volume(const psb_body *b, const psb_vec3 *x) {
+    // Both formulas hold about any origin on a closed surface; taking the
+    // first point as origin keeps the terms small when the body is far from
+    // the world's origin, where absolute coordinates would cancel badly.
+    const psb_vec3 o = x[0];
     double sum = 0.0;
     if (b->kind == PSB_RING) {
         // Shoelace (Gauss) area: V = 1/2 sum (x_i y_{i+1} - x_{i+1} y_i).
         for (int i = 0; i < b->n; i++) {
-            const psb_vec3 a = x[i];
             const psb_vec3 c = x[i + 1 == b->n ? 0 : i + 1];
-            sum += a.x * c.y - c.x * a.y;
+            sum += (x[i].x - o.x) * (c.y - o.y) - (c.x - o.x) * (x[i].y - o.y);
         }
         return 0.5 * sum;
     }
     // Divergence theorem: V = 1/6 sum over faces of x_a . (x_b x x_c).
     for (int t = 0; t < b->tri_count; t++) {
-        const psb_vec3 a = x[b->tris[3 * t]];
-        const psb_vec3 p = x[b->tris[3 * t + 1]];
-        const psb_vec3 c = x[b->tris[3 * t + 2]];
-        sum += a.x * (p.y * c.z - p.z * c.y) + a.y * (p.z * c.x - p.x * c.z) +
-               a.z * (p.x * c.y - p.y * c.x);
+        const psb_vec3 pa = x[b->tris[3 * t]];
+        const psb_vec3 pb = x[b->tris[3 * t + 1]];
+        const psb_vec3 pc = x[b->tris[3 * t + 2]];
+        const double ax = pa.x - o.x, ay = pa.y - o.y, az = pa.z - o.z;
+        const double bx = pb.x - o.x, by = pb.y - o.y, bz = pb.z - o.z;
+        const double cx = pc.x - o.x, cy = pc.y - o.y, cz = pc.z - o.z;
+        sum += ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx);
     }
     return sum / 6.0;
 }

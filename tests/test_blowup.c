@@ -1,0 +1,203 @@
+// The blow-up guard. Explicit integrators are only stable for h below about
+// 2 / omega_max; a very stiff body with a long step explodes within one world
+// step. The guard must notice (NaN/Inf, or a point moving farther than
+// blowup_size body diameters in one step), report it (the step's return
+// value, the body's blowups count, psb_world_last_event), put the body back
+// in a finite state, and let the world go on stepping. Other bodies in the
+// world are not disturbed. Crushed bodies (zero volume, zero-length springs)
+// never produce a non-finite position either.
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "psb.h"
+#include "psb_mesh.h"
+
+static bool all_finite(const psb_world *w, int id) {
+    const psb_vec3 *x = psb_body_positions(w, id);
+    const psb_vec3 *v = psb_body_velocities(w, id);
+    for (int i = 0; i < psb_body_point_count(w, id); i++) {
+        if (!(isfinite(x[i].x) && isfinite(x[i].y) && isfinite(x[i].z) && isfinite(v[i].x) &&
+              isfinite(v[i].y) && isfinite(v[i].z))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Largest distance of a point from c.
+static double reach(const psb_world *w, int id, psb_vec3 c) {
+    const psb_vec3 *x = psb_body_positions(w, id);
+    double r = 0.0;
+    for (int i = 0; i < psb_body_point_count(w, id); i++) {
+        r = fmax(r, sqrt((x[i].x - c.x) * (x[i].x - c.x) + (x[i].y - c.y) * (x[i].y - c.y) +
+                         (x[i].z - c.z) * (x[i].z - c.z)));
+    }
+    return r;
+}
+
+static psb_body_params material(double ks, double kd, double nrt) {
+    psb_body_params bp = psb_default_body_params();
+    bp.mass = 1.0;
+    bp.spring_k = ks;
+    bp.spring_damping = kd;
+    bp.gas_nrt = nrt;
+    bp.outside_pressure = 0.0;
+    bp.inflate_time = 0.0;
+    bp.mass_by_area = false;
+    return bp;
+}
+
+static void test_stiff_body_explodes(psb_integrator integrator) {
+    const char *name = psb_integrator_name(integrator);
+    psb_params p = psb_default_params();
+    p.gravity = 0.0;
+    p.floor = false;
+    p.integrator = integrator;
+    p.dt = 0.05;
+    p.substeps = 5; // h = 0.01 s
+    psb_error err;
+    psb_world *w = psb_world_create(&p, &err);
+    CHECK(w != NULL, "world: %s", err.message);
+    if (!w) {
+        return;
+    }
+    psb_mesh m;
+    psb_mesh_icosphere(&m, 1, 0.5, &err);
+    // Body 0 is tame: heavy and soft, omega_max ~ sqrt(12 ks / m_i) ~ 16 rad/s,
+    // omega h ~ 0.16 (even explicit Euler, unstable for any h, only grows
+    // by a few times over this test). Body 1 has omega_max ~ 2e5 rad/s, so
+    // omega h ~ 2000, and it starts squeezed off its rest shape.
+    psb_body_params tame = material(50.0, 0.0, 5.0);
+    tame.mass = 100.0;
+    psb_body_def def = psb_mesh_body_def(&m);
+    def.params = tame;
+    def.offset = (psb_vec3){-3.0, 0.0, 0.0};
+    CHECK(psb_world_add_body(w, &def, &err) == 0, "tame body: %s", err.message);
+    psb_vec3 squeezed[42];
+    for (int i = 0; i < m.point_count && i < 42; i++) {
+        squeezed[i] = (psb_vec3){0.9 * m.points[i].x, 0.9 * m.points[i].y, 0.9 * m.points[i].z};
+    }
+    def.points = squeezed;
+    def.rest_points = m.points;
+    def.params = material(1e9, 0.0, 5.0);
+    def.offset = (psb_vec3){3.0, 0.0, 0.0};
+    CHECK(psb_world_add_body(w, &def, &err) == 1, "stiff body: %s", err.message);
+
+    // The same tame body alone, to see it is not disturbed.
+    psb_world *alone = psb_world_create(&p, &err);
+    def = psb_mesh_body_def(&m);
+    def.params = tame;
+    def.offset = (psb_vec3){-3.0, 0.0, 0.0};
+    CHECK(psb_world_add_body(alone, &def, &err) == 0, "tame body: %s", err.message);
+
+    CHECK(strcmp(psb_world_last_event(w), "") == 0, "%s: an event before any step: %s", name,
+          psb_world_last_event(w));
+    const psb_vec3 centre = {3.0, 0.0, 0.0};
+    int total = 0;
+    for (int k = 0; k < 10; k++) {
+        const int blown = psb_world_step(w);
+        psb_world_step(alone);
+        CHECK(blown == 0 || blown == 1, "%s: step %d reported %d blow-ups with one stiff body",
+              name, k, blown);
+        if (k == 0) {
+            CHECK(blown == 1, "%s: the stiff body's first step was not reported as a blow-up",
+                  name);
+        }
+        total += blown;
+        CHECK(all_finite(w, 1), "%s: step %d left a non-finite point", name, k);
+        // Restored to a good state: the body is still about where and as big
+        // as it was (rest radius 0.5 m).
+        CHECK(reach(w, 1, centre) < 2.0, "%s: step %d: a point is %.3g m from the centre", name, k,
+              reach(w, 1, centre));
+        CHECK(psb_body_measure(w, 1).blowups == total, "%s: blowups %d, steps reported %d", name,
+              psb_body_measure(w, 1).blowups, total);
+        CHECK(psb_body_measure(w, 0).blowups == 0, "%s: the tame body counted a blow-up", name);
+    }
+    const char *event = psb_world_last_event(w);
+    CHECK(strlen(event) > 0, "%s: no event reported", name);
+    CHECK(strstr(event, "body 1") != NULL, "%s: the event does not name body 1: %s", name, event);
+    CHECK(psb_world_step_count(w) == 10, "%s: %ld steps", name, psb_world_step_count(w));
+    CHECK(fabs(psb_world_time(w) - 0.5) < 1e-12, "%s: time %g", name, psb_world_time(w));
+    const size_t bytes = 42 * sizeof(psb_vec3);
+    CHECK(memcmp(psb_body_positions(w, 0), psb_body_positions(alone, 0), bytes) == 0,
+          "%s: the tame body was disturbed by the other's blow-ups", name);
+
+    // Recovery: a step the body can take. Make it tame and step on.
+    CHECK(psb_body_set_params(w, 1, &tame, &err) == PSB_OK, "set_params: %s", err.message);
+    const int before = psb_body_measure(w, 1).blowups;
+    for (int k = 0; k < 20; k++) {
+        CHECK(psb_world_step(w) == 0, "%s: still blowing up after the body was made tame", name);
+    }
+    CHECK(all_finite(w, 1), "%s: non-finite after recovery", name);
+    CHECK(psb_body_measure(w, 1).blowups == before, "%s: blow-up count changed after recovery",
+          name);
+    const psb_body_state s = psb_body_measure(w, 1);
+    CHECK(isfinite(s.energy) && isfinite(s.volume) && s.volume > 0, "%s: energy %g volume %g", name,
+          s.energy, s.volume);
+    psb_world_destroy(w);
+    psb_world_destroy(alone);
+    psb_mesh_free(&m);
+}
+
+// A body flattened to zero volume (all points on a line or in one spot) is
+// pushed by a huge but finite pressure or guarded; nothing turns non-finite.
+static void test_crushed(void) {
+    psb_params p = psb_default_params();
+    p.gravity = 0.0;
+    p.floor = false;
+    psb_error err;
+    psb_world *w = psb_world_create(&p, &err);
+    psb_mesh ring, shell;
+    psb_mesh_ring(&ring, 16, 0.5, &err);
+    psb_mesh_icosphere(&shell, 1, 0.5, &err);
+    psb_body_def def = psb_mesh_body_def(&ring);
+    def.params = material(200.0, 1.0, 10.0);
+    CHECK(psb_world_add_body(w, &def, &err) == 0, "ring: %s", err.message);
+    def = psb_mesh_body_def(&shell);
+    def.params = material(200.0, 1.0, 100.0);
+    CHECK(psb_world_add_body(w, &def, &err) == 1, "shell: %s", err.message);
+
+    psb_vec3 line[16], spot[42];
+    for (int i = 0; i < 16; i++) {
+        line[i] = (psb_vec3){0.05 * i, 0.0, 0.0}; // a line: zero area
+    }
+    for (int i = 0; i < 42; i++) {
+        spot[i] = (psb_vec3){0.25, 0.25, 0.25}; // one spot: zero volume, zero-length springs
+    }
+    CHECK(psb_body_set_state(w, 0, line, NULL, &err) == PSB_OK, "set_state: %s", err.message);
+    CHECK(psb_body_set_state(w, 1, spot, NULL, &err) == PSB_OK, "set_state: %s", err.message);
+    const psb_body_state s0 = psb_body_measure(w, 0);
+    const psb_body_state s1 = psb_body_measure(w, 1);
+    CHECK(isfinite(s0.pressure) && isfinite(s0.energy), "flat ring measures pressure %g energy %g",
+          s0.pressure, s0.energy);
+    CHECK(isfinite(s1.pressure) && isfinite(s1.energy),
+          "crushed shell measures pressure %g energy %g", s1.pressure, s1.energy);
+    for (int k = 0; k < 60; k++) {
+        psb_world_step(w);
+        CHECK(all_finite(w, 0) && all_finite(w, 1), "crushed bodies: non-finite after step %d", k);
+    }
+    // Turned inside out (mirror image): negative volume, still finite.
+    psb_vec3 mirrored[42];
+    for (int i = 0; i < 42; i++) {
+        mirrored[i] = (psb_vec3){-shell.points[i].x, shell.points[i].y, shell.points[i].z};
+    }
+    CHECK(psb_body_set_state(w, 1, mirrored, NULL, &err) == PSB_OK, "set_state: %s", err.message);
+    CHECK(psb_body_measure(w, 1).volume < 0, "a mirrored shell has volume %g",
+          psb_body_measure(w, 1).volume);
+    for (int k = 0; k < 60; k++) {
+        psb_world_step(w);
+        CHECK(all_finite(w, 1), "inside-out shell: non-finite after step %d", k);
+    }
+    psb_world_destroy(w);
+    psb_mesh_free(&ring);
+    psb_mesh_free(&shell);
+}
+
+int main(void) {
+    for (int i = 0; i < PSB_INTEGRATOR_COUNT; i++) {
+        test_stiff_body_explodes((psb_integrator)i);
+    }
+    test_crushed();
+    return check_done("test_blowup");
+}
