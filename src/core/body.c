@@ -20,7 +20,9 @@ psb_body_def psb_default_body_def(void) {
     };
 }
 
-static bool vec_finite(psb_vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+static bool vec_finite(psb_vec3 a) {
+    return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
+}
 
 static psb_status check_points(const psb_vec3 *points, int n, const char *what, psb_error *err) {
     for (int i = 0; i < n; i++) {
@@ -72,8 +74,8 @@ static psb_status check_def(const psb_body_def *def, psb_error *err) {
             }
             if (c[0] == c[1] || c[1] == c[2] || c[0] == c[2]) {
                 return set_error(err, PSB_ERR_INVALID,
-                                 "triangles[%d]: expected three different points, got %d %d %d",
-                                 t, c[0], c[1], c[2]);
+                                 "triangles[%d]: expected three different points, got %d %d %d", t,
+                                 c[0], c[1], c[2]);
             }
         }
     }
@@ -139,8 +141,12 @@ static void lay_out(psb_body *b, carver *c) {
     b->tris = carve(c, (size_t)b->tri_count * 3 * sizeof(int));
 }
 
-static double length(psb_vec3 a) { return sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
-static psb_vec3 sub(psb_vec3 a, psb_vec3 b) { return (psb_vec3){a.x - b.x, a.y - b.y, a.z - b.z}; }
+static double length(psb_vec3 a) {
+    return sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
+}
+static psb_vec3 sub(psb_vec3 a, psb_vec3 b) {
+    return (psb_vec3){a.x - b.x, a.y - b.y, a.z - b.z};
+}
 
 void body_update_masses(psb_body *b) {
     const double total = b->params.mass;
@@ -229,10 +235,10 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
     for (int i = 0; i < b->n; i++) {
         const psb_vec3 p = def->points[i];
         const psb_vec3 r = def->rest_points ? def->rest_points[i] : p;
-        b->x[i] = (psb_vec3){p.x + def->offset.x, p.y + def->offset.y,
-                             ring ? 0.0 : p.z + def->offset.z};
-        b->rest[i] = (psb_vec3){r.x + def->offset.x, r.y + def->offset.y,
-                                ring ? 0.0 : r.z + def->offset.z};
+        b->x[i] =
+            (psb_vec3){p.x + def->offset.x, p.y + def->offset.y, ring ? 0.0 : p.z + def->offset.z};
+        b->rest[i] =
+            (psb_vec3){r.x + def->offset.x, r.y + def->offset.y, ring ? 0.0 : r.z + def->offset.z};
         b->v[i] = (psb_vec3){def->velocity.x, def->velocity.y, ring ? 0.0 : def->velocity.z};
         b->f[i] = (psb_vec3){0.0, 0.0, 0.0};
     }
@@ -275,8 +281,10 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
         b->rest_length[s] = length(sub(b->rest[b->springs[2 * s]], b->rest[b->springs[2 * s + 1]]));
     }
     for (int i = 0; i < b->n; i++) {
-        lo = (psb_vec3){fmin(lo.x, b->rest[i].x), fmin(lo.y, b->rest[i].y), fmin(lo.z, b->rest[i].z)};
-        hi = (psb_vec3){fmax(hi.x, b->rest[i].x), fmax(hi.y, b->rest[i].y), fmax(hi.z, b->rest[i].z)};
+        lo = (psb_vec3){fmin(lo.x, b->rest[i].x), fmin(lo.y, b->rest[i].y),
+                        fmin(lo.z, b->rest[i].z)};
+        hi = (psb_vec3){fmax(hi.x, b->rest[i].x), fmax(hi.y, b->rest[i].y),
+                        fmax(hi.z, b->rest[i].z)};
     }
     b->rest_size = length(sub(hi, lo));
     b->rest_volume = body_volume(b, b->rest);

@@ -65,8 +65,8 @@ static void resolve_sphere(psb_vec3 centre, double radius, const psb_params *p, 
     }
     const double dist = sqrt(dist2);
     // At the very centre there is no direction: push up.
-    const psb_vec3 n = dist > 0.0 ? (psb_vec3){d.x / dist, d.y / dist, d.z / dist}
-                                  : (psb_vec3){0.0, 1.0, 0.0};
+    const psb_vec3 n =
+        dist > 0.0 ? (psb_vec3){d.x / dist, d.y / dist, d.z / dist} : (psb_vec3){0.0, 1.0, 0.0};
     resolve(x, v, n, radius - dist, p->restitution, keep);
 }
 

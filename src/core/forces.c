@@ -134,8 +134,8 @@ void body_forces(psb_body *b, const psb_params *p, double t) {
     const double nrt = body_gas_nrt(b, t);
     const double volume = body_volume(b, b->x);
     const double floor_volume = MIN_VOLUME_FRACTION * b->rest_volume;
-    const double pressure = nrt / (volume > floor_volume ? volume : floor_volume) -
-                            b->params.outside_pressure;
+    const double pressure =
+        nrt / (volume > floor_volume ? volume : floor_volume) - b->params.outside_pressure;
     b->volume = volume;
     b->nrt = nrt;
     b->pressure = pressure;

@@ -16,11 +16,11 @@ typedef struct psb_body {
     int tri_count;    // triangles (0 for a ring)
 
     // State, one entry per point.
-    psb_vec3 *x;       // positions, m
-    psb_vec3 *v;       // velocities, m/s
-    psb_vec3 *f;       // forces of the last evaluation, N
-    double *mass;      // kg
-    double *inv_mass;  // 1/kg
+    psb_vec3 *x;      // positions, m
+    psb_vec3 *v;      // velocities, m/s
+    psb_vec3 *f;      // forces of the last evaluation, N
+    double *mass;     // kg
+    double *inv_mass; // 1/kg
 
     // Topology and rest shape: fixed during a step.
     int *springs;        // 2 point indices per spring

@@ -18,8 +18,9 @@ psb_status set_error(psb_error *err, psb_status status, const char *fmt, ...) {
 }
 
 static const char *const integrator_names[PSB_INTEGRATOR_COUNT] = {
-    [PSB_EULER] = "euler", [PSB_SYMPLECTIC_EULER] = "symplectic", [PSB_HEUN] = "heun",
-    [PSB_RK4] = "rk4",     [PSB_VERLET] = "verlet",
+    [PSB_EULER] = "euler",   [PSB_SYMPLECTIC_EULER] = "symplectic",
+    [PSB_HEUN] = "heun",     [PSB_RK4] = "rk4",
+    [PSB_VERLET] = "verlet",
 };
 
 const char *psb_integrator_name(psb_integrator integrator) {
@@ -39,7 +40,9 @@ bool psb_integrator_parse(const char *name, psb_integrator *out) {
     return false;
 }
 
-double psb_default_gas_nrt(psb_body_kind kind) { return kind == PSB_RING ? 10.0 : 100.0; }
+double psb_default_gas_nrt(psb_body_kind kind) {
+    return kind == PSB_RING ? 10.0 : 100.0;
+}
 
 psb_body_params psb_default_body_params(void) {
     // Soft enough that a 642-point sphere (icosphere level 3) is stable with
@@ -78,7 +81,7 @@ psb_params psb_default_params(void) {
 #define REQUIRE(cond, field, expected, value)                                                      \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            return set_error(err, PSB_ERR_INVALID, "%s: expected %s, got %g", field, expected,    \
+            return set_error(err, PSB_ERR_INVALID, "%s: expected %s, got %g", field, expected,     \
                              (double)(value));                                                     \
         }                                                                                          \
     } while (0)
@@ -102,7 +105,9 @@ psb_status psb_body_params_validate(const psb_body_params *bp, psb_error *err) {
     return PSB_OK;
 }
 
-static bool vec_finite(psb_vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+static bool vec_finite(psb_vec3 a) {
+    return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
+}
 
 psb_status psb_params_validate(const psb_params *p, psb_error *err) {
     REQUIRE(isfinite(p->dt) && p->dt > 0, "dt", "a finite number > 0 (s)", p->dt);

@@ -71,26 +71,27 @@ typedef struct psb_body_params {
     double spring_damping;   ///< spring damping kd along the spring, N·s/m (>= 0)
     double gas_nrt;          ///< target gas amount nRT, J (2D: J/m) (>= 0)
     double outside_pressure; ///< P0 subtracted from nRT/V, Pa (2D: N/m)
-    double inflate_time;     ///< s: nRT ramps linearly from 0 to gas_nrt over this time; 0 = full at once
-    bool mass_by_area;       ///< split mass by the area around each point instead of uniformly
+    double
+        inflate_time;  ///< s: nRT ramps linearly from 0 to gas_nrt over this time; 0 = full at once
+    bool mass_by_area; ///< split mass by the area around each point instead of uniformly
 } psb_body_params;
 
 /// Everything a user can change about a world. Fill with psb_default_params().
 typedef struct psb_params {
-    double dt;           ///< length of one world step, s (> 0)
-    int substeps;        ///< integration sub-steps per world step (1..10000); h = dt / substeps
+    double dt;    ///< length of one world step, s (> 0)
+    int substeps; ///< integration sub-steps per world step (1..10000); h = dt / substeps
     psb_integrator integrator;
-    double gravity;      ///< gravitational acceleration along -y, m/s² (0 = off)
+    double gravity;             ///< gravitational acceleration along -y, m/s² (0 = off)
     bool gravity_waits_for_gas; ///< hold gravity off until a body's gas is fully pumped in
-    bool floor;          ///< a floor plane at y = floor_y, normal +y
-    double floor_y;      ///< height of the floor, m
-    bool walls;          ///< axis-aligned box walls that keep points inside [walls_min, walls_max]
-    psb_vec3 walls_min;  ///< lower corner of the walls box, m (ignored on z for rings)
-    psb_vec3 walls_max;  ///< upper corner of the walls box, m
-    double restitution;  ///< e in [0, 1]: normal velocity after contact = -e * before
-    double friction;     ///< friction rate mu, 1/s (>= 0): tangential velocity *= exp(-mu h) in contact
-    double blowup_size;  ///< a point moving farther than this many body diameters in one world step
-                         ///< counts as a blow-up (> 0)
+    bool floor;                 ///< a floor plane at y = floor_y, normal +y
+    double floor_y;             ///< height of the floor, m
+    bool walls;         ///< axis-aligned box walls that keep points inside [walls_min, walls_max]
+    psb_vec3 walls_min; ///< lower corner of the walls box, m (ignored on z for rings)
+    psb_vec3 walls_max; ///< upper corner of the walls box, m
+    double restitution; ///< e in [0, 1]: normal velocity after contact = -e * before
+    double friction; ///< friction rate mu, 1/s (>= 0): tangential velocity *= exp(-mu h) in contact
+    double blowup_size; ///< a point moving farther than this many body diameters in one world step
+                        ///< counts as a blow-up (> 0)
     psb_body_params body; ///< the material given to bodies by psb_default_body_def()
 } psb_params;
 

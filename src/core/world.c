@@ -42,7 +42,9 @@ psb_status psb_world_set_params(psb_world *w, const psb_params *params, psb_erro
     return status;
 }
 
-const psb_params *psb_world_params(const psb_world *w) { return &w->params; }
+const psb_params *psb_world_params(const psb_world *w) {
+    return &w->params;
+}
 
 int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
     if (w->body_count == w->body_capacity) {
@@ -68,8 +70,8 @@ psb_status psb_world_add_sphere(psb_world *w, psb_vec3 centre, double radius, ps
         return set_error(err, PSB_ERR_INVALID, "sphere centre: expected finite coordinates (m)");
     }
     if (!(isfinite(radius) && radius > 0.0)) {
-        return set_error(err, PSB_ERR_INVALID, "sphere radius: expected a finite number > 0 (m), got %g",
-                         radius);
+        return set_error(err, PSB_ERR_INVALID,
+                         "sphere radius: expected a finite number > 0 (m), got %g", radius);
     }
     if (w->sphere_count == w->sphere_capacity) {
         const int capacity = w->sphere_capacity ? 2 * w->sphere_capacity : 4;
@@ -91,7 +93,9 @@ psb_status psb_world_add_sphere(psb_world *w, psb_vec3 centre, double radius, ps
     return PSB_OK;
 }
 
-int psb_world_sphere_count(const psb_world *w) { return w->sphere_count; }
+int psb_world_sphere_count(const psb_world *w) {
+    return w->sphere_count;
+}
 
 void psb_world_sphere(const psb_world *w, int index, psb_vec3 *centre, double *radius) {
     assert(index >= 0 && index < w->sphere_count && "psb_world_sphere: index out of range");
@@ -125,7 +129,8 @@ static bool blew_up(const psb_body *b, double limit, char *why, size_t why_size)
             snprintf(why, why_size, "point %d became NaN or infinite", i);
             return true;
         }
-        const double dx = x.x - b->x_good[i].x, dy = x.y - b->x_good[i].y, dz = x.z - b->x_good[i].z;
+        const double dx = x.x - b->x_good[i].x, dy = x.y - b->x_good[i].y,
+                     dz = x.z - b->x_good[i].z;
         const double d2 = dx * dx + dy * dy + dz * dz;
         if (d2 > limit2) {
             snprintf(why, why_size, "point %d moved %.3g m in one step (limit %.3g m)", i, sqrt(d2),
@@ -188,10 +193,18 @@ int psb_world_step(psb_world *w) {
     return blown;
 }
 
-double psb_world_time(const psb_world *w) { return w->time; }
-long psb_world_step_count(const psb_world *w) { return w->steps; }
-const char *psb_world_last_event(const psb_world *w) { return w->last_event; }
-int psb_world_body_count(const psb_world *w) { return w->body_count; }
+double psb_world_time(const psb_world *w) {
+    return w->time;
+}
+long psb_world_step_count(const psb_world *w) {
+    return w->steps;
+}
+const char *psb_world_last_event(const psb_world *w) {
+    return w->last_event;
+}
+int psb_world_body_count(const psb_world *w) {
+    return w->body_count;
+}
 
 static psb_body *get(const psb_world *w, int body) {
     assert(body >= 0 && body < w->body_count && "psb: body id out of range");
@@ -204,11 +217,21 @@ static void check_point(const psb_body *b, int point) {
     assert(point >= 0 && point < b->n && "psb: point index out of range");
 }
 
-psb_body_kind psb_body_get_kind(const psb_world *w, int body) { return get(w, body)->kind; }
-int psb_body_point_count(const psb_world *w, int body) { return get(w, body)->n; }
-const psb_vec3 *psb_body_positions(const psb_world *w, int body) { return get(w, body)->x; }
-const psb_vec3 *psb_body_velocities(const psb_world *w, int body) { return get(w, body)->v; }
-const double *psb_body_masses(const psb_world *w, int body) { return get(w, body)->mass; }
+psb_body_kind psb_body_get_kind(const psb_world *w, int body) {
+    return get(w, body)->kind;
+}
+int psb_body_point_count(const psb_world *w, int body) {
+    return get(w, body)->n;
+}
+const psb_vec3 *psb_body_positions(const psb_world *w, int body) {
+    return get(w, body)->x;
+}
+const psb_vec3 *psb_body_velocities(const psb_world *w, int body) {
+    return get(w, body)->v;
+}
+const double *psb_body_masses(const psb_world *w, int body) {
+    return get(w, body)->mass;
+}
 const double *psb_body_rest_lengths(const psb_world *w, int body) {
     return get(w, body)->rest_length;
 }
@@ -263,8 +286,8 @@ psb_body_state psb_body_measure(const psb_world *w, int body) {
     s.mean_radius /= b->n;
     for (int k = 0; k < b->spring_count; k++) {
         const psb_vec3 a = b->x[b->springs[2 * k]], c = b->x[b->springs[2 * k + 1]];
-        const double len = sqrt((a.x - c.x) * (a.x - c.x) + (a.y - c.y) * (a.y - c.y) +
-                                (a.z - c.z) * (a.z - c.z));
+        const double len =
+            sqrt((a.x - c.x) * (a.x - c.x) + (a.y - c.y) * (a.y - c.y) + (a.z - c.z) * (a.z - c.z));
         const double stretch = len - b->rest_length[k];
         s.spring += 0.5 * b->params.spring_k * stretch * stretch;
     }
@@ -312,8 +335,8 @@ psb_status psb_body_set_params(psb_world *w, int body, const psb_body_params *pa
     if (status != PSB_OK) {
         return status;
     }
-    const bool masses = params->mass != b->params.mass ||
-                        params->mass_by_area != b->params.mass_by_area;
+    const bool masses =
+        params->mass != b->params.mass || params->mass_by_area != b->params.mass_by_area;
     b->params = *params;
     if (masses) {
         body_update_masses(b);
@@ -377,9 +400,13 @@ void psb_body_grab_move(psb_world *w, int body, psb_vec3 target) {
     b->grab_target = target;
 }
 
-void psb_body_release(psb_world *w, int body) { get(w, body)->grab_point = -1; }
+void psb_body_release(psb_world *w, int body) {
+    get(w, body)->grab_point = -1;
+}
 
-int psb_body_grabbed_point(const psb_world *w, int body) { return get(w, body)->grab_point; }
+int psb_body_grabbed_point(const psb_world *w, int body) {
+    return get(w, body)->grab_point;
+}
 
 void psb_body_apply_impulse(psb_world *w, int body, int point, psb_vec3 impulse) {
     psb_body *b = get(w, body);

@@ -13,10 +13,10 @@ extern "C" {
 /// the x-y plane) or a triangle mesh (3 indices per triangle, counter-clockwise
 /// seen from outside). Owns its arrays; free with psb_mesh_free().
 typedef struct psb_mesh {
-    psb_body_kind kind;  ///< PSB_RING or PSB_SHELL
-    psb_vec3 *points;    ///< positions, m
+    psb_body_kind kind; ///< PSB_RING or PSB_SHELL
+    psb_vec3 *points;   ///< positions, m
     int point_count;
-    int *triangles;      ///< shell: 3 per triangle; ring: NULL
+    int *triangles; ///< shell: 3 per triangle; ring: NULL
     int triangle_count;
 } psb_mesh;
 
@@ -29,8 +29,7 @@ psb_status psb_mesh_icosphere(psb_mesh *out, int level, double radius, psb_error
 
 /// Latitude-longitude sphere: `stacks` bands (>= 2) from pole to pole and
 /// `slices` segments (>= 3) around; one vertex at each pole.
-psb_status psb_mesh_uvsphere(psb_mesh *out, int stacks, int slices, double radius,
-                             psb_error *err);
+psb_status psb_mesh_uvsphere(psb_mesh *out, int stacks, int slices, double radius, psb_error *err);
 
 /// Box with half sizes `half` (m), each face split into `segments` x
 /// `segments` squares (>= 1), two triangles each.
