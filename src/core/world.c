@@ -310,7 +310,7 @@ double psb_body_stable_substep(const psb_world *w, int body) {
         // Largest eigenvalues of the point's spring stiffness and damping
         // blocks, bounded by their sums over its springs.
         const double w2 = 2.0 * b->params.spring_k * degree[i] * b->inv_mass[i];
-        const double g = b->params.spring_damping * degree[i] * b->inv_mass[i];
+        const double g = 2.0 * b->params.spring_damping * degree[i] * b->inv_mass[i];
         // Positive root of h^2 w^2 + 2 h g = 4.
         double h;
         if (w2 > 0.0) {
