@@ -27,7 +27,8 @@ static bool vec_finite(psb_vec3 a) {
 static psb_status check_points(const psb_vec3 *points, int n, const char *what, psb_error *err) {
     for (int i = 0; i < n; i++) {
         if (!vec_finite(points[i])) {
-            return set_error(err, PSB_ERR_INVALID, "%s[%d]: expected finite coordinates", what, i);
+            return psb_error_set(err, PSB_ERR_INVALID, "%s[%d]: expected finite coordinates", what,
+                                 i);
         }
     }
     return PSB_OK;
@@ -35,17 +36,18 @@ static psb_status check_points(const psb_vec3 *points, int n, const char *what, 
 
 static psb_status check_def(const psb_body_def *def, psb_error *err) {
     if (def->kind != PSB_RING && def->kind != PSB_SHELL) {
-        return set_error(err, PSB_ERR_INVALID, "kind: expected PSB_RING or PSB_SHELL, got %d",
-                         (int)def->kind);
+        return psb_error_set(err, PSB_ERR_INVALID, "kind: expected PSB_RING or PSB_SHELL, got %d",
+                             (int)def->kind);
     }
     const int min_points = def->kind == PSB_RING ? 3 : 4;
     if (def->point_count < min_points) {
-        return set_error(err, PSB_ERR_INVALID, "point_count: expected at least %d for a %s, got %d",
-                         min_points, def->kind == PSB_RING ? "ring" : "shell", def->point_count);
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "point_count: expected at least %d for a %s, got %d", min_points,
+                             def->kind == PSB_RING ? "ring" : "shell", def->point_count);
     }
     if (!def->points) {
-        return set_error(err, PSB_ERR_INVALID, "points: expected %d points, got NULL",
-                         def->point_count);
+        return psb_error_set(err, PSB_ERR_INVALID, "points: expected %d points, got NULL",
+                             def->point_count);
     }
     psb_status status = check_points(def->points, def->point_count, "points", err);
     if (status == PSB_OK && def->rest_points) {
@@ -55,27 +57,27 @@ static psb_status check_def(const psb_body_def *def, psb_error *err) {
         return status;
     }
     if (!vec_finite(def->offset) || !vec_finite(def->velocity)) {
-        return set_error(err, PSB_ERR_INVALID, "offset/velocity: expected finite vectors");
+        return psb_error_set(err, PSB_ERR_INVALID, "offset/velocity: expected finite vectors");
     }
     if (def->kind == PSB_SHELL) {
         if (def->triangle_count < 4 || !def->triangles) {
-            return set_error(err, PSB_ERR_INVALID,
-                             "triangles: a closed shell needs at least 4 triangles, got %d",
-                             def->triangles ? def->triangle_count : 0);
+            return psb_error_set(err, PSB_ERR_INVALID,
+                                 "triangles: a closed shell needs at least 4 triangles, got %d",
+                                 def->triangles ? def->triangle_count : 0);
         }
         for (int t = 0; t < def->triangle_count; t++) {
             const int *c = &def->triangles[3 * t];
             for (int k = 0; k < 3; k++) {
                 if (c[k] < 0 || c[k] >= def->point_count) {
-                    return set_error(err, PSB_ERR_INVALID,
-                                     "triangles[%d]: point index %d out of range 0..%d", t, c[k],
-                                     def->point_count - 1);
+                    return psb_error_set(err, PSB_ERR_INVALID,
+                                         "triangles[%d]: point index %d out of range 0..%d", t,
+                                         c[k], def->point_count - 1);
                 }
             }
             if (c[0] == c[1] || c[1] == c[2] || c[0] == c[2]) {
-                return set_error(err, PSB_ERR_INVALID,
-                                 "triangles[%d]: expected three different points, got %d %d %d", t,
-                                 c[0], c[1], c[2]);
+                return psb_error_set(err, PSB_ERR_INVALID,
+                                     "triangles[%d]: expected three different points, got %d %d %d",
+                                     t, c[0], c[1], c[2]);
             }
         }
     }
@@ -195,7 +197,8 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
     }
     psb_body *b = calloc(1, sizeof *b);
     if (!b) {
-        set_error(err, PSB_ERR_NOMEM, "out of memory for a body of %d points", def->point_count);
+        psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a body of %d points",
+                      def->point_count);
         return NULL;
     }
     b->kind = def->kind;
@@ -210,8 +213,8 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
         b->spring_count = unique_edges(def->triangles, def->triangle_count, &edge_keys);
         if (!edge_keys) {
             free(b);
-            set_error(err, PSB_ERR_NOMEM, "out of memory for the edges of %d triangles",
-                      def->triangle_count);
+            psb_error_set(err, PSB_ERR_NOMEM, "out of memory for the edges of %d triangles",
+                          def->triangle_count);
             return NULL;
         }
     } else {
@@ -225,7 +228,8 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
     if (!c.base) {
         free(edge_keys);
         free(b);
-        set_error(err, PSB_ERR_NOMEM, "out of memory for a body of %d points", def->point_count);
+        psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a body of %d points",
+                      def->point_count);
         return NULL;
     }
     c.used = 0;
@@ -260,7 +264,7 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
     unsigned char *used = calloc((size_t)b->n, 1);
     if (!used) {
         body_destroy(b);
-        set_error(err, PSB_ERR_NOMEM, "out of memory");
+        psb_error_set(err, PSB_ERR_NOMEM, "out of memory");
         return NULL;
     }
     for (int s = 0; s < 2 * b->spring_count; s++) {
@@ -270,7 +274,7 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
         if (!used[i]) {
             free(used);
             body_destroy(b);
-            set_error(err, PSB_ERR_INVALID, "points[%d]: used by no triangle", i);
+            psb_error_set(err, PSB_ERR_INVALID, "points[%d]: used by no triangle", i);
             return NULL;
         }
     }
@@ -291,10 +295,10 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
     if (!(b->rest_volume > 0.0)) {
         const double v = b->rest_volume;
         body_destroy(b);
-        set_error(err, PSB_ERR_INVALID,
-                  "%s: the rest shape encloses %s %g; expected > 0 (a closed surface wound "
-                  "counter-clockwise seen from outside)",
-                  ring ? "points" : "triangles", ring ? "an area of" : "a volume of", v);
+        psb_error_set(err, PSB_ERR_INVALID,
+                      "%s: the rest shape encloses %s %g; expected > 0 (a closed surface wound "
+                      "counter-clockwise seen from outside)",
+                      ring ? "points" : "triangles", ring ? "an area of" : "a volume of", v);
         return NULL;
     }
     body_update_masses(b);

@@ -98,12 +98,4 @@ void body_destroy(psb_body *b);
 /// Recomputes masses from b->params (uniform or by area of the rest shape).
 void body_update_masses(psb_body *b);
 
-// params.c
-/// Writes "msg" formatted into err (if not NULL) and returns status.
-psb_status set_error(psb_error *err, psb_status status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
 #endif

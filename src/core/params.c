@@ -6,7 +6,7 @@
 
 #include "internal.h"
 
-psb_status set_error(psb_error *err, psb_status status, const char *fmt, ...) {
+psb_status psb_error_set(psb_error *err, psb_status status, const char *fmt, ...) {
     if (err) {
         err->status = status;
         va_list args;
@@ -81,8 +81,8 @@ psb_params psb_default_params(void) {
 #define REQUIRE(cond, field, expected, value)                                                      \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            return set_error(err, PSB_ERR_INVALID, "%s: expected %s, got %g", field, expected,     \
-                             (double)(value));                                                     \
+            return psb_error_set(err, PSB_ERR_INVALID, "%s: expected %s, got %g", field, expected, \
+                                 (double)(value));                                                 \
         }                                                                                          \
     } while (0)
 
@@ -118,12 +118,13 @@ psb_status psb_params_validate(const psb_params *p, psb_error *err) {
     REQUIRE(isfinite(p->gravity), "gravity", "a finite number (m/s^2)", p->gravity);
     REQUIRE(isfinite(p->floor_y), "floor_y", "a finite number (m)", p->floor_y);
     if (!vec_finite(p->walls_min) || !vec_finite(p->walls_max)) {
-        return set_error(err, PSB_ERR_INVALID, "walls_min/walls_max: expected finite corners (m)");
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "walls_min/walls_max: expected finite corners (m)");
     }
     if (p->walls && !(p->walls_min.x < p->walls_max.x && p->walls_min.y < p->walls_max.y &&
                       p->walls_min.z < p->walls_max.z)) {
-        return set_error(err, PSB_ERR_INVALID,
-                         "walls_min/walls_max: expected walls_min < walls_max on every axis");
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "walls_min/walls_max: expected walls_min < walls_max on every axis");
     }
     REQUIRE(isfinite(p->restitution) && p->restitution >= 0 && p->restitution <= 1, "restitution",
             "a number in [0, 1]", p->restitution);

@@ -47,6 +47,14 @@ typedef enum psb_body_kind {
     PSB_SHELL, ///< 3D: closed triangle mesh, triangles counter-clockwise seen from outside
 } psb_body_kind;
 
+/// Fills err (if not NULL) with status and a printf-style message, and
+/// returns status: `return psb_error_set(err, PSB_ERR_PARSE, "%s:%d: ...", ...)`.
+psb_status psb_error_set(psb_error *err, psb_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /// Time integrators, selectable at run time on a live world.
 typedef enum psb_integrator {
     PSB_EULER,            ///< explicit (forward) Euler, first order: the tutorial's

@@ -14,7 +14,7 @@ psb_world *psb_world_create(const psb_params *params, psb_error *err) {
     }
     psb_world *w = calloc(1, sizeof *w);
     if (!w) {
-        set_error(err, PSB_ERR_NOMEM, "out of memory for a world");
+        psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a world");
         return NULL;
     }
     w->params = *params;
@@ -51,7 +51,7 @@ int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
         const int capacity = w->body_capacity ? 2 * w->body_capacity : 4;
         psb_body **bodies = realloc(w->bodies, (size_t)capacity * sizeof *bodies);
         if (!bodies) {
-            set_error(err, PSB_ERR_NOMEM, "out of memory for %d bodies", capacity);
+            psb_error_set(err, PSB_ERR_NOMEM, "out of memory for %d bodies", capacity);
             return -1;
         }
         w->bodies = bodies;
@@ -67,22 +67,23 @@ int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
 
 psb_status psb_world_add_sphere(psb_world *w, psb_vec3 centre, double radius, psb_error *err) {
     if (!isfinite(centre.x) || !isfinite(centre.y) || !isfinite(centre.z)) {
-        return set_error(err, PSB_ERR_INVALID, "sphere centre: expected finite coordinates (m)");
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "sphere centre: expected finite coordinates (m)");
     }
     if (!(isfinite(radius) && radius > 0.0)) {
-        return set_error(err, PSB_ERR_INVALID,
-                         "sphere radius: expected a finite number > 0 (m), got %g", radius);
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "sphere radius: expected a finite number > 0 (m), got %g", radius);
     }
     if (w->sphere_count == w->sphere_capacity) {
         const int capacity = w->sphere_capacity ? 2 * w->sphere_capacity : 4;
         psb_vec3 *centres = realloc(w->sphere_centre, (size_t)capacity * sizeof *centres);
         if (!centres) {
-            return set_error(err, PSB_ERR_NOMEM, "out of memory for %d spheres", capacity);
+            return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for %d spheres", capacity);
         }
         w->sphere_centre = centres;
         double *radii = realloc(w->sphere_radius, (size_t)capacity * sizeof *radii);
         if (!radii) {
-            return set_error(err, PSB_ERR_NOMEM, "out of memory for %d spheres", capacity);
+            return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for %d spheres", capacity);
         }
         w->sphere_radius = radii;
         w->sphere_capacity = capacity;
@@ -352,8 +353,8 @@ psb_status psb_body_set_state(psb_world *w, int body, const psb_vec3 *positions,
         for (int i = 0; arrays[a] && i < b->n; i++) {
             const psb_vec3 p = arrays[a][i];
             if (!(isfinite(p.x) && isfinite(p.y) && isfinite(p.z))) {
-                return set_error(err, PSB_ERR_INVALID, "%s[%d]: expected finite coordinates",
-                                 a == 0 ? "positions" : "velocities", i);
+                return psb_error_set(err, PSB_ERR_INVALID, "%s[%d]: expected finite coordinates",
+                                     a == 0 ? "positions" : "velocities", i);
             }
         }
     }

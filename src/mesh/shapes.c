@@ -14,17 +14,6 @@
 
 static const double pi = 3.14159265358979323846;
 
-static psb_status fail(psb_error *err, psb_status status, const char *fmt, ...) {
-    if (err) {
-        va_list args;
-        va_start(args, fmt);
-        err->status = status;
-        vsnprintf(err->message, sizeof err->message, fmt, args);
-        va_end(args);
-    }
-    return status;
-}
-
 static psb_status succeed(psb_error *err) {
     if (err) {
         err->status = PSB_OK;
@@ -42,10 +31,11 @@ static bool positive_finite(double x) {
 static psb_status mesh_alloc(psb_mesh *out, psb_body_kind kind, long long points,
                              long long triangles, const char *fn, psb_error *err) {
     if (points > INT_MAX || triangles > INT_MAX / 3) {
-        return fail(err, PSB_ERR_INVALID,
-                    "%s: %lld points and %lld triangles are more than int indices can hold; "
-                    "use fewer segments",
-                    fn, points, triangles);
+        return psb_error_set(
+            err, PSB_ERR_INVALID,
+            "%s: %lld points and %lld triangles are more than int indices can hold; "
+            "use fewer segments",
+            fn, points, triangles);
     }
     psb_mesh mesh = {.kind = kind, .point_count = (int)points, .triangle_count = (int)triangles};
     mesh.points = malloc((size_t)points * sizeof *mesh.points);
@@ -55,8 +45,9 @@ static psb_status mesh_alloc(psb_mesh *out, psb_body_kind kind, long long points
     if (!mesh.points || (triangles > 0 && !mesh.triangles)) {
         free(mesh.points);
         free(mesh.triangles);
-        return fail(err, PSB_ERR_NOMEM, "%s: out of memory for %lld points and %lld triangles", fn,
-                    points, triangles);
+        return psb_error_set(err, PSB_ERR_NOMEM,
+                             "%s: out of memory for %lld points and %lld triangles", fn, points,
+                             triangles);
     }
     *out = mesh;
     return PSB_OK;
@@ -86,15 +77,15 @@ static psb_vec3 normalized(psb_vec3 v) {
 psb_status psb_mesh_ring(psb_mesh *out, int points, double radius, psb_error *err) {
     static const char fn[] = "psb_mesh_ring";
     if (!out) {
-        return fail(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
     }
     memset(out, 0, sizeof *out);
     if (points < 3) {
-        return fail(err, PSB_ERR_INVALID, "%s: points must be >= 3, got %d", fn, points);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: points must be >= 3, got %d", fn, points);
     }
     if (!positive_finite(radius)) {
-        return fail(err, PSB_ERR_INVALID, "%s: radius must be finite and > 0 m, got %g", fn,
-                    radius);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: radius must be finite and > 0 m, got %g",
+                             fn, radius);
     }
     psb_status status = mesh_alloc(out, PSB_RING, points, 0, fn, err);
     if (status != PSB_OK) {
@@ -189,15 +180,15 @@ psb_status psb_mesh_icosphere(psb_mesh *out, int level, double radius, psb_error
         {3, 8, 9},   {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1},
     };
     if (!out) {
-        return fail(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
     }
     memset(out, 0, sizeof *out);
     if (level < 0 || level > 8) {
-        return fail(err, PSB_ERR_INVALID, "%s: level must be in 0..8, got %d", fn, level);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: level must be in 0..8, got %d", fn, level);
     }
     if (!positive_finite(radius)) {
-        return fail(err, PSB_ERR_INVALID, "%s: radius must be finite and > 0 m, got %g", fn,
-                    radius);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: radius must be finite and > 0 m, got %g",
+                             fn, radius);
     }
     long long scale = 1LL << (2 * level); // 4^level
     long long vcount = 10 * scale + 2, fcount = 20 * scale;
@@ -221,7 +212,7 @@ psb_status psb_mesh_icosphere(psb_mesh *out, int level, double radius, psb_error
         if (!other || !mid || !start || !slots) {
             free_all(other, mid, start, slots);
             psb_mesh_free(&mesh);
-            return fail(err, PSB_ERR_NOMEM, "%s: out of memory for level %d", fn, level);
+            return psb_error_set(err, PSB_ERR_NOMEM, "%s: out of memory for level %d", fn, level);
         }
         int *cur = mesh.triangles, *dst = other;
         int v = 12, f = 20;
@@ -251,18 +242,18 @@ psb_status psb_mesh_icosphere(psb_mesh *out, int level, double radius, psb_error
 psb_status psb_mesh_uvsphere(psb_mesh *out, int stacks, int slices, double radius, psb_error *err) {
     static const char fn[] = "psb_mesh_uvsphere";
     if (!out) {
-        return fail(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
     }
     memset(out, 0, sizeof *out);
     if (stacks < 2) {
-        return fail(err, PSB_ERR_INVALID, "%s: stacks must be >= 2, got %d", fn, stacks);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: stacks must be >= 2, got %d", fn, stacks);
     }
     if (slices < 3) {
-        return fail(err, PSB_ERR_INVALID, "%s: slices must be >= 3, got %d", fn, slices);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: slices must be >= 3, got %d", fn, slices);
     }
     if (!positive_finite(radius)) {
-        return fail(err, PSB_ERR_INVALID, "%s: radius must be finite and > 0 m, got %g", fn,
-                    radius);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: radius must be finite and > 0 m, got %g",
+                             fn, radius);
     }
     long long rings = stacks - 1;
     psb_mesh mesh;
@@ -338,21 +329,23 @@ static int box_index(int s, int i, int j, int k) {
 psb_status psb_mesh_box(psb_mesh *out, int segments, psb_vec3 half, psb_error *err) {
     static const char fn[] = "psb_mesh_box";
     if (!out) {
-        return fail(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
     }
     memset(out, 0, sizeof *out);
     if (segments < 1) {
-        return fail(err, PSB_ERR_INVALID, "%s: segments must be >= 1, got %d", fn, segments);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: segments must be >= 1, got %d", fn,
+                             segments);
     }
     if (segments > 100000) {
-        return fail(err, PSB_ERR_INVALID, "%s: segments must be <= 100000, got %d", fn, segments);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: segments must be <= 100000, got %d", fn,
+                             segments);
     }
     const double h[3] = {half.x, half.y, half.z};
     static const char *const names[3] = {"half.x", "half.y", "half.z"};
     for (int a = 0; a < 3; a++) {
         if (!positive_finite(h[a])) {
-            return fail(err, PSB_ERR_INVALID, "%s: %s must be finite and > 0 m, got %g", fn,
-                        names[a], h[a]);
+            return psb_error_set(err, PSB_ERR_INVALID, "%s: %s must be finite and > 0 m, got %g",
+                                 fn, names[a], h[a]);
         }
     }
     long long s = segments;
@@ -402,28 +395,31 @@ psb_status psb_mesh_torus(psb_mesh *out, int major, int minor, double major_radi
                           double minor_radius, psb_error *err) {
     static const char fn[] = "psb_mesh_torus";
     if (!out) {
-        return fail(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
     }
     memset(out, 0, sizeof *out);
     if (major < 3) {
-        return fail(err, PSB_ERR_INVALID,
-                    "%s: major (segments around the ring) must be >= 3, got %d", fn, major);
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: major (segments around the ring) must be >= 3, got %d", fn,
+                             major);
     }
     if (minor < 3) {
-        return fail(err, PSB_ERR_INVALID,
-                    "%s: minor (segments around the tube) must be >= 3, got %d", fn, minor);
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: minor (segments around the tube) must be >= 3, got %d", fn,
+                             minor);
     }
     if (!positive_finite(major_radius)) {
-        return fail(err, PSB_ERR_INVALID, "%s: major_radius must be finite and > 0 m, got %g", fn,
-                    major_radius);
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: major_radius must be finite and > 0 m, got %g", fn, major_radius);
     }
     if (!positive_finite(minor_radius)) {
-        return fail(err, PSB_ERR_INVALID, "%s: minor_radius must be finite and > 0 m, got %g", fn,
-                    minor_radius);
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: minor_radius must be finite and > 0 m, got %g", fn, minor_radius);
     }
     if (minor_radius >= major_radius) {
-        return fail(err, PSB_ERR_INVALID, "%s: minor_radius (%g m) must be < major_radius (%g m)",
-                    fn, minor_radius, major_radius);
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: minor_radius (%g m) must be < major_radius (%g m)", fn,
+                             minor_radius, major_radius);
     }
     long long n = (long long)major * minor;
     psb_mesh mesh;

@@ -14,17 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static psb_status fail(psb_error *err, psb_status status, const char *fmt, ...) {
-    if (err) {
-        va_list args;
-        va_start(args, fmt);
-        err->status = status;
-        vsnprintf(err->message, sizeof err->message, fmt, args);
-        va_end(args);
-    }
-    return status;
-}
-
 // One half-edge filed under the smaller end of its edge.
 typedef struct half_edge {
     int other;   // the larger end
@@ -108,22 +97,23 @@ static psb_status ring_topology(const psb_mesh *mesh, psb_topology *out) {
 psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error *err) {
     static const char fn[] = "psb_mesh_topology";
     if (!out) {
-        return fail(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
     }
     memset(out, 0, sizeof *out);
     if (!mesh) {
-        return fail(err, PSB_ERR_INVALID, "%s: mesh is NULL", fn);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: mesh is NULL", fn);
     }
     int vcount = mesh->point_count, fcount = mesh->triangle_count;
     if (mesh->kind != PSB_RING && mesh->kind != PSB_SHELL) {
-        return fail(err, PSB_ERR_INVALID, "%s: kind must be PSB_RING or PSB_SHELL, got %d", fn,
-                    (int)mesh->kind);
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: kind must be PSB_RING or PSB_SHELL, got %d",
+                             fn, (int)mesh->kind);
     }
     if (vcount < 0 || (vcount > 0 && !mesh->points)) {
-        return fail(err, PSB_ERR_INVALID,
-                    "%s: point_count is %d with points %s; expected a count >= 0 and an array "
-                    "for a nonzero count",
-                    fn, vcount, mesh->points ? "set" : "NULL");
+        return psb_error_set(
+            err, PSB_ERR_INVALID,
+            "%s: point_count is %d with points %s; expected a count >= 0 and an array "
+            "for a nonzero count",
+            fn, vcount, mesh->points ? "set" : "NULL");
     }
     if (mesh->kind == PSB_RING) {
         ring_topology(mesh, out);
@@ -134,18 +124,20 @@ psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error 
         return PSB_OK;
     }
     if (fcount < 0 || fcount > INT_MAX / 3 || (fcount > 0 && !mesh->triangles)) {
-        return fail(err, PSB_ERR_INVALID,
-                    "%s: triangle_count is %d with triangles %s; expected a count in 0..%d and "
-                    "an array for a nonzero count",
-                    fn, fcount, mesh->triangles ? "set" : "NULL", INT_MAX / 3);
+        return psb_error_set(
+            err, PSB_ERR_INVALID,
+            "%s: triangle_count is %d with triangles %s; expected a count in 0..%d and "
+            "an array for a nonzero count",
+            fn, fcount, mesh->triangles ? "set" : "NULL", INT_MAX / 3);
     }
     const int *tris = mesh->triangles;
     int hcount = 3 * fcount;
     for (int h = 0; h < hcount; h++) {
         if (tris[h] < 0 || tris[h] >= vcount) {
-            return fail(err, PSB_ERR_INVALID,
-                        "%s: triangle %d corner %d is point %d; expected an index in 0..%d", fn,
-                        h / 3, h % 3, tris[h], vcount - 1);
+            return psb_error_set(
+                err, PSB_ERR_INVALID,
+                "%s: triangle %d corner %d is point %d; expected an index in 0..%d", fn, h / 3,
+                h % 3, tris[h], vcount - 1);
         }
     }
 
@@ -157,8 +149,8 @@ psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error 
     int *counts = malloc((nv > 0 ? nv : 1) * 3 * sizeof *counts); // per component V, E, F
     if (!start || !list || !parent || !aux || !counts) {
         free_all(start, list, parent, aux, counts);
-        return fail(err, PSB_ERR_NOMEM, "%s: out of memory for %d points and %d triangles", fn,
-                    vcount, fcount);
+        return psb_error_set(err, PSB_ERR_NOMEM, "%s: out of memory for %d points and %d triangles",
+                             fn, vcount, fcount);
     }
 
     // Components: union the corners of every face. A vertex is used when some
