@@ -9,7 +9,6 @@
 #include "psb_mesh.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
