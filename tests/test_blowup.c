@@ -12,16 +12,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bodies.h"
 #include "check.h"
 #include "psb.h"
 #include "psb_mesh.h"
-
-static double rnd(uint64_t *s) {
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return (double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
 
 static bool all_finite(const psb_world *w, int id) {
     const psb_vec3 *x = psb_body_positions(w, id);
@@ -44,18 +38,6 @@ static double reach(const psb_world *w, int id, psb_vec3 c) {
                          (x[i].z - c.z) * (x[i].z - c.z)));
     }
     return r;
-}
-
-static psb_body_params material(double ks, double kd, double nrt) {
-    psb_body_params bp = psb_default_body_params();
-    bp.mass = 1.0;
-    bp.spring_k = ks;
-    bp.spring_damping = kd;
-    bp.gas_nrt = nrt;
-    bp.outside_pressure = 0.0;
-    bp.inflate_time = 0.0;
-    bp.mass_by_area = false;
-    return bp;
 }
 
 static void test_stiff_body_explodes(psb_integrator integrator) {

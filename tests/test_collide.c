@@ -14,18 +14,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "bodies.h"
 #include "check.h"
 #include "psb.h"
 #include "psb_mesh.h"
 
 static const double g = 9.81;
-
-static psb_world *make_world(const psb_params *p) {
-    psb_error err;
-    psb_world *w = psb_world_create(p, &err);
-    CHECK(w != NULL, "world: %s", err.message);
-    return w;
-}
 
 static int add_mesh(psb_world *w, const psb_mesh *m, psb_body_params bp, psb_vec3 offset,
                     psb_vec3 velocity) {
@@ -37,19 +31,6 @@ static int add_mesh(psb_world *w, const psb_mesh *m, psb_body_params bp, psb_vec
     const int id = psb_world_add_body(w, &def, &err);
     CHECK(id >= 0, "add_body: %s", err.message);
     return id;
-}
-
-// A material given in full, so the tests do not move with the defaults.
-static psb_body_params material(double ks, double kd, double nrt) {
-    psb_body_params bp = psb_default_body_params();
-    bp.mass = 1.0;
-    bp.spring_k = ks;
-    bp.spring_damping = kd;
-    bp.gas_nrt = nrt;
-    bp.outside_pressure = 0.0;
-    bp.inflate_time = 0.0;
-    bp.mass_by_area = false;
-    return bp;
 }
 
 // No springs, no gas: free particles.

@@ -5,28 +5,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "bodies.h"
 #include "check.h"
 #include "psb.h"
 #include "psb_mesh.h"
-
-static psb_vec3 sub(psb_vec3 a, psb_vec3 b) {
-    return (psb_vec3){a.x - b.x, a.y - b.y, a.z - b.z};
-}
-static double norm(psb_vec3 a) {
-    return sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
-}
-
-static psb_body_params material(double ks, double kd, double nrt) {
-    psb_body_params bp = psb_default_body_params();
-    bp.mass = 1.0;
-    bp.spring_k = ks;
-    bp.spring_damping = kd;
-    bp.gas_nrt = nrt;
-    bp.outside_pressure = 0.0;
-    bp.inflate_time = 0.0;
-    bp.mass_by_area = false;
-    return bp;
-}
 
 static psb_world *space_world(double dt, int substeps) {
     psb_params p = psb_default_params();
@@ -35,10 +17,7 @@ static psb_world *space_world(double dt, int substeps) {
     p.dt = dt;
     p.substeps = substeps;
     p.integrator = PSB_SYMPLECTIC_EULER;
-    psb_error err;
-    psb_world *w = psb_world_create(&p, &err);
-    CHECK(w != NULL, "world: %s", err.message);
-    return w;
+    return make_world(&p);
 }
 
 static int add_sphere_body(psb_world *w, psb_mesh *m, psb_body_params bp, psb_vec3 offset) {

@@ -9,16 +9,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bodies.h"
 #include "check.h"
 #include "psb.h"
 #include "psb_mesh.h"
-
-static double rnd(uint64_t *s) {
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return (double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
 
 // A busy scene: a ring, a jittered icosphere with random velocities, a box
 // and a torus, with gravity, floor, walls, a sphere, damping and inflation.

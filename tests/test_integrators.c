@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bodies.h"
 #include "check.h"
 #include "psb.h"
 #include "psb_mesh.h"
@@ -87,12 +88,11 @@ static psb_world *oscillator_world(const oscillator *o, psb_integrator integrato
     p.integrator = integrator;
     p.dt = dt;
     p.substeps = substeps;
-    psb_error err;
-    psb_world *w = psb_world_create(&p, &err);
-    CHECK(w != NULL, "world: %s", err.message);
+    psb_world *w = make_world(&p);
     if (!w) {
         return NULL;
     }
+    psb_error err;
     psb_body_def def = psb_mesh_body_def(&o->mesh);
     def.points = o->start;
     def.rest_points = o->mesh.points;

@@ -14,28 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bodies.h"
 #include "check.h"
 #include "psb.h"
 #include "psb_mesh.h"
 
-static double rnd(uint64_t *s) {
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return (double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
-
-static psb_vec3 sub(psb_vec3 a, psb_vec3 b) {
-    return (psb_vec3){a.x - b.x, a.y - b.y, a.z - b.z};
-}
 static psb_vec3 cross(psb_vec3 a, psb_vec3 b) {
     return (psb_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 static double dot(psb_vec3 a, psb_vec3 b) {
     return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-static double norm(psb_vec3 a) {
-    return sqrt(dot(a, a));
 }
 
 static const double h = 1e-4; // s, the one step
@@ -48,10 +36,7 @@ static psb_world *gas_world(void) {
     p.integrator = PSB_SYMPLECTIC_EULER;
     p.dt = h;
     p.substeps = 1;
-    psb_error err;
-    psb_world *w = psb_world_create(&p, &err);
-    CHECK(w != NULL, "world: %s", err.message);
-    return w;
+    return make_world(&p);
 }
 
 static psb_body_params gas_only(double nrt, double p0) {

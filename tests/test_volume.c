@@ -7,28 +7,18 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bodies.h"
 #include "check.h"
 #include "psb.h"
 #include "psb_mesh.h"
 
 static const double pi = 3.14159265358979323846;
 
-// A small deterministic generator (xorshift64), uniform in [-1, 1).
-static double rnd(uint64_t *s) {
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return (double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
-
 static psb_world *quiet_world(void) {
     psb_params p = psb_default_params();
     p.gravity = 0.0;
     p.floor = false;
-    psb_error err;
-    psb_world *w = psb_world_create(&p, &err);
-    CHECK(w != NULL, "world: %s", err.message);
-    return w;
+    return make_world(&p);
 }
 
 // Adds def to a fresh world and measures it; returns the state (volume 0 and

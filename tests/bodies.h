@@ -1,0 +1,55 @@
+// Helpers shared by the test programs: a deterministic random generator,
+// small vector arithmetic, a world built from given params and a material
+// given in full. All static inline, so a test that uses only some of them
+// still builds without warnings.
+#ifndef PSB_TEST_BODIES_H
+#define PSB_TEST_BODIES_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "psb.h"
+
+/// A small deterministic generator (xorshift64), uniform in [-1, 1).
+static inline double rnd(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return (double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+/// a - b, component by component.
+static inline psb_vec3 sub(psb_vec3 a, psb_vec3 b) {
+    return (psb_vec3){a.x - b.x, a.y - b.y, a.z - b.z};
+}
+
+/// The Euclidean length of a.
+static inline double norm(psb_vec3 a) {
+    return sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
+}
+
+/// A world with params p; one check that it was created (NULL if not).
+static inline psb_world *make_world(const psb_params *p) {
+    psb_error err;
+    psb_world *w = psb_world_create(p, &err);
+    CHECK(w != NULL, "world: %s", err.message);
+    return w;
+}
+
+/// A material given in full, so the tests do not move with the defaults:
+/// mass 1 kg spread evenly, spring constant ks, spring damping kd, gas nRT,
+/// no outside pressure and no inflation ramp.
+static inline psb_body_params material(double ks, double kd, double nrt) {
+    psb_body_params bp = psb_default_body_params();
+    bp.mass = 1.0;
+    bp.spring_k = ks;
+    bp.spring_damping = kd;
+    bp.gas_nrt = nrt;
+    bp.outside_pressure = 0.0;
+    bp.inflate_time = 0.0;
+    bp.mass_by_area = false;
+    return bp;
+}
+
+#endif
