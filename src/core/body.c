@@ -1,4 +1,5 @@
 // Bodies: creation from a definition, masses, accessors and measurements.
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,10 +19,6 @@ psb_body_def psb_default_body_def(void) {
         .velocity = {0.0, 0.0, 0.0},
         .params = psb_default_body_params(),
     };
-}
-
-static bool vec_finite(psb_vec3 a) {
-    return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
 }
 
 static psb_status check_points(const psb_vec3 *points, int n, const char *what, psb_error *err) {
@@ -45,6 +42,10 @@ static psb_status check_def(const psb_body_def *def, psb_error *err) {
                              "point_count: expected at least %d for a %s, got %d", min_points,
                              def->kind == PSB_RING ? "ring" : "shell", def->point_count);
     }
+    if (def->point_count > INT_MAX / 4) {
+        return psb_error_set(err, PSB_ERR_INVALID, "point_count: expected at most %d, got %d",
+                             INT_MAX / 4, def->point_count);
+    }
     if (!def->points) {
         return psb_error_set(err, PSB_ERR_INVALID, "points: expected %d points, got NULL",
                              def->point_count);
@@ -64,6 +65,11 @@ static psb_status check_def(const psb_body_def *def, psb_error *err) {
             return psb_error_set(err, PSB_ERR_INVALID,
                                  "triangles: a closed shell needs at least 4 triangles, got %d",
                                  def->triangles ? def->triangle_count : 0);
+        }
+        if (def->triangle_count > INT_MAX / 4) {
+            return psb_error_set(err, PSB_ERR_INVALID,
+                                 "triangle_count: expected at most %d, got %d", INT_MAX / 4,
+                                 def->triangle_count);
         }
         for (int t = 0; t < def->triangle_count; t++) {
             const int *c = &def->triangles[3 * t];
@@ -182,6 +188,22 @@ void body_update_masses(psb_body *b) {
             }
         }
     }
+    // A point whose triangles all have zero area would get no mass (and an
+    // infinite acceleration): give it the smallest area any point has.
+    double smallest = INFINITY;
+    for (int i = 0; i < b->n; i++) {
+        if (b->mass[i] > 0.0) {
+            smallest = fmin(smallest, b->mass[i]);
+        }
+    }
+    if (sum > 0.0) {
+        for (int i = 0; i < b->n; i++) {
+            if (!(b->mass[i] > 0.0)) {
+                b->mass[i] = smallest;
+                sum += smallest;
+            }
+        }
+    }
     for (int i = 0; i < b->n; i++) {
         // Uniform split, also the fallback if the rest shape has no area.
         b->mass[i] = sum > 0.0 ? total * b->mass[i] / sum : total / b->n;
@@ -296,8 +318,9 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
         const double v = b->rest_volume;
         body_destroy(b);
         psb_error_set(err, PSB_ERR_INVALID,
-                      "%s: the rest shape encloses %s %g; expected > 0 (a closed surface wound "
-                      "counter-clockwise seen from outside)",
+                      "%s: the rest shape encloses %s %g; expected a finite number > 0 (a "
+                      "closed surface of non-zero size, wound counter-clockwise seen from "
+                      "outside, with coordinates small enough to multiply)",
                       ring ? "points" : "triangles", ring ? "an area of" : "a volume of", v);
         return NULL;
     }

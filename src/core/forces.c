@@ -67,7 +67,8 @@ static void add_springs(psb_body *b) {
         if (len <= 0.0) {
             continue; // a zero-length spring has no direction
         }
-        const double ux = dx / len, uy = dy / len, uz = dz / len;
+        const double inv = 1.0 / len;
+        const double ux = dx * inv, uy = dy * inv, uz = dz * inv;
         // Hooke plus damping along the spring:
         // f = ks (|d| - L0) + kd (v_i - v_j) . u;  F_i -= f u, F_j += f u.
         const double rel = (v[i].x - v[j].x) * ux + (v[i].y - v[j].y) * uy + (v[i].z - v[j].z) * uz;

@@ -34,12 +34,20 @@ static void step_symplectic(psb_body *b, const psb_params *p, double t, double h
     }
 }
 
-static void save_start(psb_body *b) {
+// First stage: saves the start of the step, (x0, v0), starts the sums with
+// the derivative there, dx = w v0, dv = w a0, and moves to the trial state
+// x = x0 + c v0, v = v0 + c a0.
+static void rk_first_stage(psb_body *b, double w, double c) {
     for (int i = 0; i < b->n; i++) {
-        b->x0[i] = b->x[i];
-        b->v0[i] = b->v[i];
-        b->dx[i] = (psb_vec3){0.0, 0.0, 0.0};
-        b->dv[i] = (psb_vec3){0.0, 0.0, 0.0};
+        const psb_vec3 xi = b->x[i], vi = b->v[i];
+        const double m = b->inv_mass[i];
+        const psb_vec3 ai = {m * b->f[i].x, m * b->f[i].y, m * b->f[i].z};
+        b->x0[i] = xi;
+        b->v0[i] = vi;
+        b->dx[i] = (psb_vec3){w * vi.x, w * vi.y, w * vi.z};
+        b->dv[i] = (psb_vec3){w * ai.x, w * ai.y, w * ai.z};
+        b->x[i] = (psb_vec3){xi.x + c * vi.x, xi.y + c * vi.y, xi.z + c * vi.z};
+        b->v[i] = (psb_vec3){vi.x + c * ai.x, vi.y + c * ai.y, vi.z + c * ai.z};
     }
 }
 
@@ -83,18 +91,16 @@ static void rk_finish(psb_body *b, double w, double c) {
 // Heun predictor-corrector: predict with Euler to t + h, then average the
 // slopes at both ends: y1 = y0 + h/2 (k1 + k2).
 static void step_heun(psb_body *b, const psb_params *p, double t, double h) {
-    save_start(b);
     body_forces(b, p, t);
-    rk_stage(b, 1.0, h);
+    rk_first_stage(b, 1.0, h);
     body_forces(b, p, t + h);
     rk_finish(b, 1.0, 0.5 * h);
 }
 
 // Classical RK4: y1 = y0 + h/6 (k1 + 2 k2 + 2 k3 + k4).
 static void step_rk4(psb_body *b, const psb_params *p, double t, double h) {
-    save_start(b);
     body_forces(b, p, t);
-    rk_stage(b, 1.0, 0.5 * h);
+    rk_first_stage(b, 1.0, 0.5 * h);
     body_forces(b, p, t + 0.5 * h);
     rk_stage(b, 2.0, 0.5 * h);
     body_forces(b, p, t + 0.5 * h);

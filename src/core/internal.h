@@ -7,6 +7,8 @@
 #ifndef PSB_INTERNAL_H
 #define PSB_INTERNAL_H
 
+#include <math.h>
+
 #include "psb.h"
 
 typedef struct psb_body {
@@ -70,6 +72,10 @@ struct psb_world {
     long steps;
     char last_event[512];
 };
+
+static inline bool vec_finite(psb_vec3 a) {
+    return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
+}
 
 // forces.c
 /// Signed volume of the surface through points x: 1/6 sum x_a . (x_b x x_c)

@@ -105,10 +105,6 @@ psb_status psb_body_params_validate(const psb_body_params *bp, psb_error *err) {
     return PSB_OK;
 }
 
-static bool vec_finite(psb_vec3 a) {
-    return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
-}
-
 psb_status psb_params_validate(const psb_params *p, psb_error *err) {
     REQUIRE(isfinite(p->dt) && p->dt > 0, "dt", "a finite number > 0 (s)", p->dt);
     REQUIRE(p->substeps >= 1 && p->substeps <= 10000, "substeps", "an integer in 1..10000",

@@ -5,7 +5,7 @@
 // a 2D ring (closed polyline in the x-y plane) and a 3D shell (closed,
 // outward-wound triangle mesh). Only the surface element and the volume
 // formula differ. Units are SI throughout; in 2D a "volume" is an area (m²),
-// a pressure is a force per length (N/m) and nRT is in J/m.
+// a pressure is a force per length (N/m), and nRT = P V is still in J.
 //
 // The world is opaque; its state is read through const accessors and changed
 // only through the functions below. No function here allocates inside a step,
@@ -77,7 +77,7 @@ typedef struct psb_body_params {
     double mass;             ///< total mass of the body, kg (> 0)
     double spring_k;         ///< spring stiffness ks, N/m (>= 0)
     double spring_damping;   ///< spring damping kd along the spring, N·s/m (>= 0)
-    double gas_nrt;          ///< target gas amount nRT, J (2D: J/m) (>= 0)
+    double gas_nrt;          ///< target gas amount nRT, J (>= 0)
     double outside_pressure; ///< P0 subtracted from nRT/V, Pa (2D: N/m)
     double
         inflate_time;  ///< s: nRT ramps linearly from 0 to gas_nrt over this time; 0 = full at once
@@ -100,7 +100,8 @@ typedef struct psb_params {
     double friction; ///< friction rate mu, 1/s (>= 0): tangential velocity *= exp(-mu h) in contact
     double blowup_size; ///< a point moving farther than this many body diameters in one world step
                         ///< counts as a blow-up (> 0)
-    psb_body_params body; ///< the material given to bodies by psb_default_body_def()
+    psb_body_params body; ///< material for new bodies: front ends copy it into
+                          ///< psb_body_def.params (the world does not read it)
 } psb_params;
 
 /// The defaults: dt 1/60 s, 20 sub-steps, symplectic Euler, g = 9.81 m/s²,
@@ -112,9 +113,9 @@ psb_params psb_default_params(void);
 /// default of psb_default_gas_nrt), P0 0, no inflation ramp, uniform mass.
 psb_body_params psb_default_body_params(void);
 
-/// The default gas amount for a kind of body: 100 J for a shell, 10 J/m for a
-/// ring. A ring's nRT is per metre of depth, so the same number would blow a
-/// ring of the default size up far more than a sphere.
+/// The default gas amount for a kind of body: 100 J for a shell, 10 J for a
+/// ring. A ring's gas fills an area, not a volume, so the same nRT would blow
+/// the default ring (radius 0.5 m) up far more than the default sphere.
 double psb_default_gas_nrt(psb_body_kind kind);
 
 /// Checks every field; on a bad one returns PSB_ERR_INVALID with a message

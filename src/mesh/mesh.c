@@ -37,12 +37,15 @@ double psb_mesh_volume(const psb_mesh *mesh) {
     }
     const psb_vec3 *p = mesh->points;
     int n = mesh->point_count;
+    // About the first point, as the core measures bodies: the same value on
+    // a closed surface, without cancellation far from the origin.
+    const psb_vec3 o = p[0];
     double sum = 0.0;
     if (mesh->kind == PSB_RING) {
         // Shoelace: A = 1/2 sum (x_i y_{i+1} - x_{i+1} y_i)
         for (int i = 0; i < n; i++) {
             const psb_vec3 *a = &p[i], *b = &p[(i + 1) % n];
-            sum += a->x * b->y - b->x * a->y;
+            sum += (a->x - o.x) * (b->y - o.y) - (b->x - o.x) * (a->y - o.y);
         }
         return 0.5 * sum;
     }
@@ -55,9 +58,11 @@ double psb_mesh_volume(const psb_mesh *mesh) {
         if (t[0] < 0 || t[0] >= n || t[1] < 0 || t[1] >= n || t[2] < 0 || t[2] >= n) {
             continue;
         }
-        const psb_vec3 *a = &p[t[0]], *b = &p[t[1]], *c = &p[t[2]];
-        sum += a->x * (b->y * c->z - b->z * c->y) + a->y * (b->z * c->x - b->x * c->z) +
-               a->z * (b->x * c->y - b->y * c->x);
+        const psb_vec3 a = {p[t[0]].x - o.x, p[t[0]].y - o.y, p[t[0]].z - o.z};
+        const psb_vec3 b = {p[t[1]].x - o.x, p[t[1]].y - o.y, p[t[1]].z - o.z};
+        const psb_vec3 c = {p[t[2]].x - o.x, p[t[2]].y - o.y, p[t[2]].z - o.z};
+        sum += a.x * (b.y * c.z - b.z * c.y) + a.y * (b.z * c.x - b.x * c.z) +
+               a.z * (b.x * c.y - b.y * c.x);
     }
     return sum / 6.0;
 }

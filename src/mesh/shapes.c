@@ -255,6 +255,11 @@ psb_status psb_mesh_uvsphere(psb_mesh *out, int stacks, int slices, double radiu
                              fn, radius);
     }
     long long rings = stacks - 1;
+    if (rings > INT_MAX / slices) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: %d stacks x %d slices: too many points and triangles", fn, stacks,
+                             slices);
+    }
     psb_mesh mesh;
     psb_status status =
         mesh_alloc(&mesh, PSB_SHELL, rings * slices + 2, 2 * rings * slices, fn, err);
