@@ -137,7 +137,7 @@ static void *carve(carver *c, size_t bytes) {
 static void lay_out(psb_body *b, carver *c) {
     const size_t n = (size_t)b->n;
     const size_t vec = n * sizeof(psb_vec3);
-    psb_vec3 **vecs[] = {&b->x,  &b->v,  &b->f,      &b->rest,   &b->x0,     &b->v0,
+    psb_vec3 **vecs[] = {&b->x,  &b->v,  &b->f,      &b->grad,   &b->rest,   &b->x0,    &b->v0,
                          &b->dx, &b->dv, &b->x_good, &b->v_good, &b->x_init, &b->v_init};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
         *vecs[i] = carve(c, vec);
@@ -267,6 +267,7 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
             (psb_vec3){r.x + def->offset.x, r.y + def->offset.y, ring ? 0.0 : r.z + def->offset.z};
         b->v[i] = (psb_vec3){def->velocity.x, def->velocity.y, ring ? 0.0 : def->velocity.z};
         b->f[i] = (psb_vec3){0.0, 0.0, 0.0};
+        b->grad[i] = (psb_vec3){0.0, 0.0, 0.0};
     }
     if (ring) {
         for (int i = 0; i < b->n; i++) {

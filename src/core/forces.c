@@ -82,66 +82,82 @@ static void add_springs(psb_body *b) {
     }
 }
 
-static void add_pressure(psb_body *b, double pressure) {
+// Volume and its gradient in one pass over the surface: returns V and
+// leaves g_i = dV/dx_i in b->grad (zeroed by the caller), so that the gas
+// force on point i is P g_i. Both are taken about the first point (see
+// body_volume), which changes neither on a closed surface.
+static double volume_and_gradient(psb_body *b) {
     const psb_vec3 *x = b->x;
-    psb_vec3 *f = b->f;
+    psb_vec3 *g = b->grad;
+    const psb_vec3 o = x[0];
+    double sum = 0.0;
     if (b->kind == PSB_RING) {
-        // Edge i -> i+1 with d = x_{i+1} - x_i: for a counter-clockwise ring
-        // the outward normal times the length is (d_y, -d_x). Force P L n,
-        // half to each end. Summed per point this is P dV/dx_i exactly.
-        const double half = 0.5 * pressure;
+        // Edge i -> j = i+1, d = x_j - x_i: V gains 1/2 (x_i y_j - x_j y_i);
+        // the edge's share of the gradient is 1/2 (d_y, -d_x) at each end,
+        // for a counter-clockwise ring its outward normal times its length,
+        // half to each end.
         for (int i = 0; i < b->n; i++) {
             const int j = i + 1 == b->n ? 0 : i + 1;
-            const double fx = half * (x[j].y - x[i].y);
-            const double fy = -half * (x[j].x - x[i].x);
-            f[i].x += fx;
-            f[i].y += fy;
-            f[j].x += fx;
-            f[j].y += fy;
+            sum += (x[i].x - o.x) * (x[j].y - o.y) - (x[j].x - o.x) * (x[i].y - o.y);
+            const double gx = 0.5 * (x[j].y - x[i].y);
+            const double gy = -0.5 * (x[j].x - x[i].x);
+            g[i].x += gx;
+            g[i].y += gy;
+            g[j].x += gx;
+            g[j].y += gy;
         }
-        return;
+        return 0.5 * sum;
     }
-    // Triangle (a, b, c): area vector A n = (x_b - x_a) x (x_c - x_a) / 2.
-    // Force P A n, a third to each corner: P/6 times the cross product.
-    const double sixth = pressure / 6.0;
+    // Triangle (a, b, c), u = x_b - x_a, w = x_c - x_a: its area vector is
+    // A n = (u x w) / 2 and V gains 1/6 (x_a - o) . (u x w). A third of the
+    // area vector goes to each corner: g = (u x w) / 6.
     for (int t = 0; t < b->tri_count; t++) {
         const int ia = b->tris[3 * t], ib = b->tris[3 * t + 1], ic = b->tris[3 * t + 2];
-        const double ux = x[ib].x - x[ia].x, uy = x[ib].y - x[ia].y, uz = x[ib].z - x[ia].z;
-        const double wx = x[ic].x - x[ia].x, wy = x[ic].y - x[ia].y, wz = x[ic].z - x[ia].z;
-        const double fx = sixth * (uy * wz - uz * wy);
-        const double fy = sixth * (uz * wx - ux * wz);
-        const double fz = sixth * (ux * wy - uy * wx);
-        f[ia].x += fx;
-        f[ia].y += fy;
-        f[ia].z += fz;
-        f[ib].x += fx;
-        f[ib].y += fy;
-        f[ib].z += fz;
-        f[ic].x += fx;
-        f[ic].y += fy;
-        f[ic].z += fz;
+        const psb_vec3 a = x[ia];
+        const double ux = x[ib].x - a.x, uy = x[ib].y - a.y, uz = x[ib].z - a.z;
+        const double wx = x[ic].x - a.x, wy = x[ic].y - a.y, wz = x[ic].z - a.z;
+        const double cx = uy * wz - uz * wy, cy = uz * wx - ux * wz, cz = ux * wy - uy * wx;
+        sum += (a.x - o.x) * cx + (a.y - o.y) * cy + (a.z - o.z) * cz;
+        const double gx = cx / 6.0, gy = cy / 6.0, gz = cz / 6.0;
+        g[ia].x += gx;
+        g[ia].y += gy;
+        g[ia].z += gz;
+        g[ib].x += gx;
+        g[ib].y += gy;
+        g[ib].z += gz;
+        g[ic].x += gx;
+        g[ic].y += gy;
+        g[ic].z += gz;
     }
+    return sum / 6.0;
 }
 
 void body_forces(psb_body *b, const psb_params *p, double t) {
-    // Gravity F = m g, along -y.
+    psb_profile *prof = b->profile;
+    double start = prof ? profile_now() : 0.0;
+    // Gravity F = m g, along -y; the gradient starts from zero.
     const double g = body_gravity(b, p, t);
     for (int i = 0; i < b->n; i++) {
         b->f[i] = (psb_vec3){0.0, -b->mass[i] * g, 0.0};
+        b->grad[i] = (psb_vec3){0.0, 0.0, 0.0};
     }
     add_springs(b);
+    if (prof) {
+        const double now = profile_now();
+        prof->springs += now - start;
+        start = now;
+    }
 
-    // Ideal gas: P = nRT / V - P0.
+    // Ideal gas: P = nRT / V - P0, applied as P dV/dx_i by body_force().
     const double nrt = body_gas_nrt(b, t);
-    const double volume = body_volume(b, b->x);
+    const double volume = volume_and_gradient(b);
     const double floor_volume = MIN_VOLUME_FRACTION * b->rest_volume;
-    const double pressure =
-        nrt / (volume > floor_volume ? volume : floor_volume) - b->params.outside_pressure;
     b->volume = volume;
     b->nrt = nrt;
-    b->pressure = pressure;
-    if (pressure != 0.0) {
-        add_pressure(b, pressure);
+    b->pressure =
+        nrt / (volume > floor_volume ? volume : floor_volume) - b->params.outside_pressure;
+    if (prof) {
+        prof->gas += profile_now() - start;
     }
 
     if (b->grab_point >= 0) {

@@ -1,7 +1,8 @@
 // Time integrators: one sub-step of h for a body, each method on whole arrays.
 //
 // The state is (x, v) with x' = v and v' = a(x, v, t) = F / m. Forces are
-// evaluated in place (body_forces reads b->x, b->v and writes b->f), so the
+// evaluated in place (body_forces reads b->x, b->v; body_force(b, i) gives
+// the result), so the
 // multi-stage methods keep the start of the step in x0, v0 and the weighted
 // sums of their stages in dx, dv.
 #include "internal.h"
@@ -11,12 +12,13 @@ static void step_euler(psb_body *b, const psb_params *p, double t, double h) {
     body_forces(b, p, t);
     for (int i = 0; i < b->n; i++) {
         const double k = h * b->inv_mass[i];
+        const psb_vec3 f = body_force(b, i);
         b->x[i].x += h * b->v[i].x;
         b->x[i].y += h * b->v[i].y;
         b->x[i].z += h * b->v[i].z;
-        b->v[i].x += k * b->f[i].x;
-        b->v[i].y += k * b->f[i].y;
-        b->v[i].z += k * b->f[i].z;
+        b->v[i].x += k * f.x;
+        b->v[i].y += k * f.y;
+        b->v[i].z += k * f.z;
     }
 }
 
@@ -25,9 +27,10 @@ static void step_symplectic(psb_body *b, const psb_params *p, double t, double h
     body_forces(b, p, t);
     for (int i = 0; i < b->n; i++) {
         const double k = h * b->inv_mass[i];
-        b->v[i].x += k * b->f[i].x;
-        b->v[i].y += k * b->f[i].y;
-        b->v[i].z += k * b->f[i].z;
+        const psb_vec3 f = body_force(b, i);
+        b->v[i].x += k * f.x;
+        b->v[i].y += k * f.y;
+        b->v[i].z += k * f.z;
         b->x[i].x += h * b->v[i].x;
         b->x[i].y += h * b->v[i].y;
         b->x[i].z += h * b->v[i].z;
@@ -41,7 +44,8 @@ static void rk_first_stage(psb_body *b, double w, double c) {
     for (int i = 0; i < b->n; i++) {
         const psb_vec3 xi = b->x[i], vi = b->v[i];
         const double m = b->inv_mass[i];
-        const psb_vec3 ai = {m * b->f[i].x, m * b->f[i].y, m * b->f[i].z};
+        const psb_vec3 f = body_force(b, i);
+        const psb_vec3 ai = {m * f.x, m * f.y, m * f.z};
         b->x0[i] = xi;
         b->v0[i] = vi;
         b->dx[i] = (psb_vec3){w * vi.x, w * vi.y, w * vi.z};
@@ -58,7 +62,8 @@ static void rk_stage(psb_body *b, double w, double c) {
     for (int i = 0; i < b->n; i++) {
         const psb_vec3 vi = b->v[i];
         const double m = b->inv_mass[i];
-        const psb_vec3 ai = {m * b->f[i].x, m * b->f[i].y, m * b->f[i].z};
+        const psb_vec3 f = body_force(b, i);
+        const psb_vec3 ai = {m * f.x, m * f.y, m * f.z};
         b->dx[i].x += w * vi.x;
         b->dx[i].y += w * vi.y;
         b->dx[i].z += w * vi.z;
@@ -79,12 +84,13 @@ static void rk_stage(psb_body *b, double w, double c) {
 static void rk_finish(psb_body *b, double w, double c) {
     for (int i = 0; i < b->n; i++) {
         const double m = b->inv_mass[i];
+        const psb_vec3 f = body_force(b, i);
         b->x[i].x = b->x0[i].x + c * (b->dx[i].x + w * b->v[i].x);
         b->x[i].y = b->x0[i].y + c * (b->dx[i].y + w * b->v[i].y);
         b->x[i].z = b->x0[i].z + c * (b->dx[i].z + w * b->v[i].z);
-        b->v[i].x = b->v0[i].x + c * (b->dv[i].x + w * m * b->f[i].x);
-        b->v[i].y = b->v0[i].y + c * (b->dv[i].y + w * m * b->f[i].y);
-        b->v[i].z = b->v0[i].z + c * (b->dv[i].z + w * m * b->f[i].z);
+        b->v[i].x = b->v0[i].x + c * (b->dv[i].x + w * m * f.x);
+        b->v[i].y = b->v0[i].y + c * (b->dv[i].y + w * m * f.y);
+        b->v[i].z = b->v0[i].z + c * (b->dv[i].z + w * m * f.z);
     }
 }
 
@@ -115,9 +121,10 @@ static void step_verlet(psb_body *b, const psb_params *p, double t, double h) {
     body_forces(b, p, t);
     for (int i = 0; i < b->n; i++) {
         const double k = 0.5 * h * b->inv_mass[i];
-        b->v[i].x += k * b->f[i].x;
-        b->v[i].y += k * b->f[i].y;
-        b->v[i].z += k * b->f[i].z;
+        const psb_vec3 f = body_force(b, i);
+        b->v[i].x += k * f.x;
+        b->v[i].y += k * f.y;
+        b->v[i].z += k * f.z;
         b->x[i].x += h * b->v[i].x;
         b->x[i].y += h * b->v[i].y;
         b->x[i].z += h * b->v[i].z;
@@ -125,9 +132,10 @@ static void step_verlet(psb_body *b, const psb_params *p, double t, double h) {
     body_forces(b, p, t + h);
     for (int i = 0; i < b->n; i++) {
         const double k = 0.5 * h * b->inv_mass[i];
-        b->v[i].x += k * b->f[i].x;
-        b->v[i].y += k * b->f[i].y;
-        b->v[i].z += k * b->f[i].z;
+        const psb_vec3 f = body_force(b, i);
+        b->v[i].x += k * f.x;
+        b->v[i].y += k * f.y;
+        b->v[i].z += k * f.z;
     }
 }
 

@@ -20,7 +20,8 @@ typedef struct psb_body {
     // State, one entry per point.
     psb_vec3 *x;      // positions, m
     psb_vec3 *v;      // velocities, m/s
-    psb_vec3 *f;      // forces of the last evaluation, N
+    psb_vec3 *f;      // forces other than the gas's, of the last evaluation, N
+    psb_vec3 *grad;   // dV/dx_i of the last evaluation, m² (2D: m); gas force = P grad
     double *mass;     // kg
     double *inv_mass; // 1/kg
 
@@ -56,8 +57,21 @@ typedef struct psb_body {
     int blowups;
     bool blew_last_step;
 
+    psb_profile *profile; // the world's stage timers while profiling, else NULL
+
     void *block; // the single allocation behind all the arrays above
 } psb_body;
+
+/// The total force on point i from the last evaluation, N: the gas force
+/// P dV/dx_i plus everything else.
+static inline psb_vec3 body_force(const psb_body *b, int i) {
+    const double P = b->pressure;
+    return (psb_vec3){b->f[i].x + P * b->grad[i].x, b->f[i].y + P * b->grad[i].y,
+                      b->f[i].z + P * b->grad[i].z};
+}
+
+/// A monotonic clock in ns, for the stage timers.
+double profile_now(void);
 
 struct psb_world {
     psb_params params;
@@ -71,6 +85,8 @@ struct psb_world {
     double time; // s
     long steps;
     char last_event[512];
+    bool profiling;
+    psb_profile profile;
 };
 
 static inline bool vec_finite(psb_vec3 a) {

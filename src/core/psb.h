@@ -203,6 +203,23 @@ const char *psb_world_last_event(const psb_world *world);
 /// Number of bodies.
 int psb_world_body_count(const psb_world *world);
 
+/// Time spent in each stage of the step, ns, summed over bodies and
+/// sub-steps while profiling is on (for `psb bench`).
+typedef struct psb_profile {
+    double springs;   ///< spring forces
+    double gas;       ///< volume and pressure forces
+    double integrate; ///< the integrator's updates (gravity, grab, x and v)
+    double collide;   ///< floor, walls, spheres
+    double guard;     ///< the blow-up guard's snapshot and check
+} psb_profile;
+
+/// Switches profiling on or off; switching it on zeroes the times. Off by
+/// default: then the step reads no clock.
+void psb_world_set_profiling(psb_world *world, bool on);
+
+/// The times gathered since profiling was switched on.
+psb_profile psb_world_profile(const psb_world *world);
+
 /// Read-only views of a body's state. Pointers stay valid until the body's
 /// world is destroyed; contents change with each step.
 psb_body_kind psb_body_get_kind(const psb_world *world, int body);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -61,6 +62,7 @@ int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
     if (!b) {
         return -1;
     }
+    b->profile = w->profiling ? &w->profile : NULL;
     w->bodies[w->body_count] = b;
     return w->body_count++;
 }
@@ -151,6 +153,42 @@ static void copy_state(psb_body *b, const psb_vec3 *x, const psb_vec3 *v) {
     }
 }
 
+double profile_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
+}
+
+void psb_world_set_profiling(psb_world *w, bool on) {
+    w->profiling = on;
+    w->profile = (psb_profile){0};
+    for (int k = 0; k < w->body_count; k++) {
+        w->bodies[k]->profile = on ? &w->profile : NULL;
+    }
+}
+
+psb_profile psb_world_profile(const psb_world *w) {
+    return w->profile;
+}
+
+// One sub-step of body b, with its stages timed when profiling.
+static void substep(psb_world *w, psb_body *b, double t, double h) {
+    psb_profile *prof = b->profile;
+    if (!prof) {
+        body_integrate(b, &w->params, t, h);
+        body_collide(b, w, h);
+        return;
+    }
+    const double forces_before = prof->springs + prof->gas;
+    const double start = profile_now();
+    body_integrate(b, &w->params, t, h);
+    const double mid = profile_now();
+    // The force stages timed themselves inside the integrator.
+    prof->integrate += mid - start - (prof->springs + prof->gas - forces_before);
+    body_collide(b, w, h);
+    prof->collide += profile_now() - mid;
+}
+
 int psb_world_step(psb_world *w) {
     const psb_params *p = &w->params;
     const double h = p->dt / p->substeps;
@@ -159,14 +197,21 @@ int psb_world_step(psb_world *w) {
     // its arrays are warm in cache.
     for (int k = 0; k < w->body_count; k++) {
         psb_body *b = w->bodies[k];
+        double start = w->profiling ? profile_now() : 0.0;
         const double size = fmax(b->rest_size, snapshot(b));
-        for (int s = 0; s < p->substeps; s++) {
-            const double t = w->time + s * h;
-            body_integrate(b, p, t, h);
-            body_collide(b, w, h);
+        if (w->profiling) {
+            w->profile.guard += profile_now() - start;
         }
+        for (int s = 0; s < p->substeps; s++) {
+            substep(w, b, w->time + s * h, h);
+        }
+        start = w->profiling ? profile_now() : 0.0;
         char why[160];
-        if (!blew_up(b, p->blowup_size * size, why, sizeof why)) {
+        const bool blew = blew_up(b, p->blowup_size * size, why, sizeof why);
+        if (w->profiling) {
+            w->profile.guard += profile_now() - start;
+        }
+        if (!blew) {
             b->blew_last_step = false;
             continue;
         }
