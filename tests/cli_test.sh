@@ -178,6 +178,9 @@ done <<'EOF'
 --subdiv --subdiv -1
 --radius --radius 0
 --substeps --substeps 0
+--substeps --substeps 1.5
+--substeps --substeps automatic
+--substeps --substeps 10001
 --restitution --restitution 1.5
 --friction --friction -1
 --time --time 1 --steps 5
@@ -202,8 +205,8 @@ expect_status 2 "unwritable --csv"
 expect_one_error_line "unwritable --csv"
 
 run info "$tmp/mesh.obj"
-expect_status 2 "psb info FILE (not supported yet)"
-expect_one_error_line "psb info FILE"
+expect_status 2 "psb info on a missing file"
+expect_one_error_line "psb info on a missing file"
 
 run info --subdiv 9
 expect_status 2 "psb info --subdiv 9"
@@ -212,7 +215,7 @@ expect_one_error_line "psb info --subdiv 9"
 # ---- psb sim --summary
 
 summary_keys="time steps points volume pressure mean_radius kinetic spring gas gravity_pe energy
-    centroid_x centroid_y centroid_z min_y blowups"
+    centroid_x centroid_y centroid_z min_y blowups bodies"
 
 run sim --summary --time 0.5
 expect_status 0 "psb sim --summary --time 0.5"
@@ -220,6 +223,7 @@ expect_status 0 "psb sim --summary --time 0.5"
 expect_keys "psb sim --summary" $summary_keys
 expect_value points 642 "default shape is the level-3 icosphere"
 expect_value blowups 0 "default scene runs without blow-ups"
+expect_value bodies 1 "a shape is one body"
 
 run sim --summary --time 0.5 --dt 0.01
 expect_value steps 50 "--time 0.5 --dt 0.01"
@@ -270,8 +274,8 @@ awk -v y="$(value min_y)" 'BEGIN { exit !(y < -3.5) }' ||
 
 run info --shape icosphere --subdiv 2
 expect_status 0 "psb info icosphere"
-expect_keys "psb info" vertices faces edges border_edges nonmanifold_edges components genus \
-    volume closed euler oriented orientation_conflicts unused_vertices
+expect_keys "psb info" vertices faces edges border_edges holes nonmanifold_edges components \
+    genus volume closed euler oriented orientation_conflicts unused_vertices
 expect_value vertices 162 "icosphere level 2"
 expect_value faces 320 "icosphere level 2"
 expect_value edges 480 "icosphere level 2"

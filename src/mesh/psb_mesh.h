@@ -53,7 +53,8 @@ typedef struct psb_topology {
     int vertices;              ///< points (all of them, used or not)
     int faces;                 ///< triangles (0 for a ring)
     int edges;                 ///< unique undirected edges
-    int border_edges;          ///< edges used by one face only (holes)
+    int border_edges;          ///< edges used by one face only
+    int holes;                 ///< boundary loops the border edges form
     int nonmanifold_edges;     ///< edges used by three or more faces
     int orientation_conflicts; ///< edges walked in the same direction by two faces
     int unused_vertices;       ///< points no face (or ring edge) uses

@@ -6,6 +6,11 @@
 // then each vertex's short list is sorted by the other end, so equal edges lie
 // side by side: O(V + F) apart from those tiny sorts. A closed, consistently
 // wound surface uses each edge exactly twice, once in each direction.
+//
+// Border edges (used by one face) are then walked into loops, the holes; the
+// walk lives here too (psb_border_loops_find) so that the repair fills
+// exactly the loops this report counts.
+#include "border_loops.h"
 #include "psb_mesh.h"
 
 #include <limits.h>
@@ -75,6 +80,170 @@ static void unite(int *parent, int *size, int a, int b) {
     }
     parent[b] = a;
     size[a] += size[b];
+}
+
+/// Splits border half-edges into simple loops; see border_loops.h.
+psb_status psb_border_loops_find(int vcount, const int *from, const int *to, int count,
+                                 psb_border_loops *out) {
+    *out = (psb_border_loops){0};
+    size_t nv = (size_t)(vcount > 0 ? vcount : 0), nc = (size_t)(count > 0 ? count : 1);
+    int *first = malloc((nv + 1) * sizeof *first); // outgoing half-edges of v: first[v]..first[v+1]
+    int *cursor = malloc((nv > 0 ? nv : 1) * sizeof *cursor); // next unused outgoing half-edge
+    int *mark = malloc((nv > 0 ? nv : 1) * sizeof *mark);     // position on the path, or -1
+    int *outgoing = malloc(nc * sizeof *outgoing);
+    int *stack = malloc(nc * sizeof *stack); // the path walked so far, as half-edges
+    out->order = malloc(nc * sizeof *out->order);
+    out->start = malloc((nc + 1) * sizeof *out->start);
+    out->closed = malloc(nc * sizeof *out->closed);
+    if (!first || !cursor || !mark || !outgoing || !stack || !out->order || !out->start ||
+        !out->closed) {
+        free_all(first, cursor, mark, outgoing, stack);
+        psb_border_loops_free(out);
+        return PSB_ERR_NOMEM;
+    }
+
+    // Two stable counting sorts (by end, then by start) file the outgoing
+    // half-edges of each vertex in order of their end vertex.
+    memset(first, 0, (nv + 1) * sizeof *first);
+    for (int i = 0; i < count; i++) {
+        first[to[i] + 1]++;
+    }
+    for (size_t v = 0; v < nv; v++) {
+        first[v + 1] += first[v];
+    }
+    for (int i = 0; i < count; i++) {
+        stack[first[to[i]]++] = i;
+    }
+    memset(first, 0, (nv + 1) * sizeof *first);
+    for (int i = 0; i < count; i++) {
+        first[from[i] + 1]++;
+    }
+    for (size_t v = 0; v < nv; v++) {
+        first[v + 1] += first[v];
+        cursor[v] = first[v];
+        mark[v] = -1;
+    }
+    for (int i = 0; i < count; i++) {
+        int e = stack[i];
+        outgoing[cursor[from[e]]++] = e;
+    }
+    for (size_t v = 0; v < nv; v++) {
+        cursor[v] = first[v];
+    }
+
+    // Walk from each vertex in turn. Reaching a vertex already on the path
+    // closes a simple loop: it is cut off the path and the walk goes on from
+    // that vertex. A walk that ends where no border half-edge leaves is an
+    // open chain.
+    int loops = 0, written = 0;
+    for (int s = 0; s < vcount; s++) {
+        while (cursor[s] < first[s + 1]) {
+            int cur = s, top = 0;
+            mark[s] = 0;
+            for (;;) {
+                if (cursor[cur] == first[cur + 1]) {
+                    if (top > 0) {
+                        out->start[loops] = written;
+                        out->closed[loops++] = false;
+                        for (int i = 0; i < top; i++) {
+                            out->order[written++] = stack[i];
+                            mark[to[stack[i]]] = -1;
+                        }
+                    }
+                    mark[s] = -1;
+                    break;
+                }
+                int e = outgoing[cursor[cur]++], next = to[e];
+                stack[top++] = e;
+                if (mark[next] < 0) {
+                    mark[next] = top;
+                    cur = next;
+                    continue;
+                }
+                int p = mark[next];
+                out->start[loops] = written;
+                out->closed[loops++] = true;
+                for (int i = p; i < top; i++) {
+                    out->order[written++] = stack[i];
+                    if (i < top - 1) {
+                        mark[to[stack[i]]] = -1;
+                    }
+                }
+                top = p;
+                cur = next;
+            }
+        }
+    }
+    out->start[loops] = written;
+    out->count = loops;
+
+    // Chains (from faces that disagree in orientation) would close into
+    // loops if read without direction: count the groups their ends join.
+    for (int v = 0; v < vcount; v++) {
+        first[v] = v;  // now union-find parents
+        cursor[v] = 1; // and sizes
+    }
+    out->holes = loops;
+    for (int l = 0; l < loops; l++) {
+        if (!out->closed[l]) {
+            out->holes--;
+            int a = from[out->order[out->start[l]]], b = to[out->order[out->start[l + 1] - 1]];
+            unite(first, cursor, a, b);
+        }
+    }
+    for (int l = 0; l < loops; l++) {
+        int root = find_root(first, from[out->order[out->start[l]]]);
+        if (!out->closed[l] && mark[root] < 0) {
+            mark[root] = 0;
+            out->holes++;
+        }
+    }
+    free_all(first, cursor, mark, outgoing, stack);
+    return PSB_OK;
+}
+
+/// Frees the loops' arrays and zeroes the struct.
+void psb_border_loops_free(psb_border_loops *loops) {
+    free(loops->order);
+    free(loops->start);
+    free(loops->closed);
+    *loops = (psb_border_loops){0};
+}
+
+// The holes: border edges (runs of length 1 in the filed lists) walked into loops.
+static psb_status count_holes(int vcount, const int *start, const half_edge *list, int border,
+                              int *holes) {
+    *holes = 0;
+    if (border == 0) {
+        return PSB_OK;
+    }
+    int *from = malloc((size_t)border * sizeof *from);
+    int *to = malloc((size_t)border * sizeof *to);
+    if (!from || !to) {
+        free(from);
+        free(to);
+        return PSB_ERR_NOMEM;
+    }
+    int k = 0;
+    for (int v = 0; v < vcount; v++) {
+        const half_edge *l = list + start[v];
+        int n = start[v + 1] - start[v];
+        for (int i = 0; i < n; i++) {
+            bool alone = (i == 0 || l[i - 1].other != l[i].other) &&
+                         (i == n - 1 || l[i + 1].other != l[i].other);
+            if (alone) {
+                from[k] = l[i].forward ? v : l[i].other;
+                to[k++] = l[i].forward ? l[i].other : v;
+            }
+        }
+    }
+    psb_border_loops loops;
+    psb_status status = psb_border_loops_find(vcount, from, to, k, &loops);
+    *holes = loops.holes;
+    psb_border_loops_free(&loops);
+    free(from);
+    free(to);
+    return status;
 }
 
 static psb_status ring_topology(const psb_mesh *mesh, psb_topology *out) {
@@ -234,10 +403,18 @@ psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error 
         }
     }
 
+    int holes = 0;
+    if (count_holes(vcount, start, list, border, &holes) != PSB_OK) {
+        free_all(start, list, parent, aux, counts);
+        return psb_error_set(err, PSB_ERR_NOMEM, "%s: out of memory for %d border edges", fn,
+                             border);
+    }
+
     out->vertices = vcount;
     out->faces = fcount;
     out->edges = edges;
     out->border_edges = border;
+    out->holes = holes;
     out->nonmanifold_edges = nonmanifold;
     out->orientation_conflicts = conflicts;
     out->unused_vertices = vcount - used;

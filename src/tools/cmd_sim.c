@@ -1,26 +1,42 @@
-// `psb sim`: builds one body from the shape options, drops it into a world
-// with the given parameters, runs it headless for a fixed time or number of
-// steps and prints the final state (a human report, or key=value lines with
-// --summary), optionally writing a CSV row per output interval.
+// `psb sim`: builds one body from the shape options, or one body per closed
+// component of an OBJ file (--mesh), drops them into a world with the given
+// parameters, runs it headless for a fixed time or number of steps and prints
+// the final state (a human report, or key=value lines with --summary),
+// optionally writing a CSV row per output interval.
 #include "commands.h"
+#include "mesh_options.h"
 #include "options.h"
 #include "psb.h"
 #include "psb_mesh.h"
+#include "psb_obj.h"
 #include "shape_options.h"
+#include "sim_output.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 enum {
-    MAX_SPHERES = 256,       // --sphere may be given this many times
-    MAX_REPORTED_EVENTS = 10 // blow-up reports printed before going quiet
+    MAX_SPHERES = 256,        // --sphere may be given this many times
+    MAX_REPORTED_EVENTS = 10, // blow-up reports printed before going quiet
+    MAX_SUBSTEPS = 10000,     // the most sub-steps psb_params allows
 };
+
+// --substeps auto picks a count whose sub-step is at most this fraction of the
+// bodies' estimated stable limit.
+static const double AUTO_SUBSTEP_MARGIN = 0.9;
+
+// --substeps: a count, or auto.
+typedef struct substeps_choice {
+    bool automatic; // choose from the bodies' stability estimate
+    int count;      // the count given, when not automatic
+} substeps_choice;
 
 // Static sphere colliders from the repeatable --sphere option.
 typedef struct sphere_list {
@@ -33,11 +49,14 @@ typedef struct sphere_list {
 // body's material in params.body) are filled from the core's defaults.
 typedef struct sim_options {
     psb_params params;
-    int integrator; // a psb_integrator, stored as the choice table's int
-    double time;    // s to simulate, unless --steps is given
-    int steps;      // world steps to take, when given
-    bool no_floor;  // --no-floor
-    double height;  // m: lowest rest point's height above floor_y at the start
+    int integrator;           // a psb_integrator, stored as the choice table's int
+    double time;              // s to simulate, unless --steps is given
+    int steps;                // world steps to take, when given
+    substeps_choice substeps; // --substeps N or auto
+    bool no_floor;            // --no-floor
+    double height;            // m: lowest rest point's height above floor_y at the start
+    const char *mesh;         // OBJ file to simulate instead of a generated shape, or NULL
+    psb_mesh_options repair;  // how the OBJ file is repaired
     sphere_list spheres;
     const char *csv; // file for the CSV, or NULL
     int csv_every;   // steps between CSV rows
@@ -90,7 +109,42 @@ static bool parse_sphere(const char *text, void *field, char *expected, size_t e
     return true;
 }
 
+static bool parse_substeps(const char *text, void *field, char *expected, size_t expected_size) {
+    substeps_choice *choice = field;
+    snprintf(expected, expected_size, "auto or an integer from 1 to %d", MAX_SUBSTEPS);
+    if (strcmp(text, "auto") == 0) {
+        choice->automatic = true;
+        return true;
+    }
+    double value = 0.0;
+    if (!psb_options_parse_numbers(text, &value, 1) || value != floor(value) || value < 1.0 ||
+        value > MAX_SUBSTEPS) {
+        return false;
+    }
+    choice->automatic = false;
+    choice->count = (int)value;
+    return true;
+}
+
+static void show_substeps(const void *field, char *out, size_t out_size) {
+    const substeps_choice *choice = field;
+    if (choice->automatic) {
+        snprintf(out, out_size, "auto");
+    } else {
+        snprintf(out, out_size, "%d", choice->count);
+    }
+}
+
 #define SIM_FIELD(field) offsetof(sim_options, field)
+
+static const psb_option mesh_table[] = {
+    {.name = "mesh",
+     .type = PSB_OPT_STRING,
+     .offset = SIM_FIELD(mesh),
+     .meta = "FILE",
+     .help = "simulate an OBJ file instead of a shape: one body per closed component, "
+             "fitted to --radius unless --fit says otherwise"},
+};
 
 static const psb_option body_table[] = {
     {.name = "mass",
@@ -98,7 +152,7 @@ static const psb_option body_table[] = {
      .offset = SIM_FIELD(params.body.mass),
      .meta = "M",
      .unit = "kg",
-     .help = "total mass of the body",
+     .help = "total mass of the body (of each body, with --mesh)",
      .min = 0,
      .max = INFINITY,
      .min_open = true},
@@ -231,12 +285,13 @@ static const psb_option run_table[] = {
      .max = INFINITY,
      .min_open = true},
     {.name = "substeps",
-     .type = PSB_OPT_INT,
-     .offset = SIM_FIELD(params.substeps),
-     .meta = "N",
-     .help = "integration sub-steps per world step",
-     .min = 1,
-     .max = 10000},
+     .type = PSB_OPT_CUSTOM,
+     .offset = SIM_FIELD(substeps),
+     .meta = "N|auto",
+     .help = "integration sub-steps per world step; auto: 20, or more when the bodies' "
+             "stability estimate needs them (up to 10000)",
+     .parse = parse_substeps,
+     .show = show_substeps},
     {.name = "time",
      .type = PSB_OPT_NUMBER,
      .offset = SIM_FIELD(time),
@@ -273,11 +328,13 @@ static const psb_option run_table[] = {
 
 #define COUNT_OF(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
-enum { SHAPE_GROUP, BODY_GROUP, WORLD_GROUP, RUN_GROUP, GROUP_COUNT };
+enum { SHAPE_GROUP, MESH_GROUP, REPAIR_GROUP, BODY_GROUP, WORLD_GROUP, RUN_GROUP, GROUP_COUNT };
 
 // Counters of how often each option was given, one array per group.
 typedef struct seen_counts {
     int shape[PSB_SHAPE_OPTION_COUNT];
+    int mesh[COUNT_OF(mesh_table)];
+    int repair[PSB_MESH_OPTION_COUNT];
     int body[COUNT_OF(body_table)];
     int world[COUNT_OF(world_table)];
     int run[COUNT_OF(run_table)];
@@ -286,6 +343,9 @@ typedef struct seen_counts {
 static void make_groups(psb_option_group groups[GROUP_COUNT], psb_shape_options *shape,
                         sim_options *sim, seen_counts *seen) {
     groups[SHAPE_GROUP] = psb_shape_option_group(shape, seen ? seen->shape : NULL);
+    groups[MESH_GROUP] =
+        (psb_option_group){"Mesh", mesh_table, COUNT_OF(mesh_table), sim, seen ? seen->mesh : NULL};
+    groups[REPAIR_GROUP] = psb_mesh_option_group(&sim->repair, seen ? seen->repair : NULL);
     groups[BODY_GROUP] =
         (psb_option_group){"Body", body_table, COUNT_OF(body_table), sim, seen ? seen->body : NULL};
     groups[WORLD_GROUP] = (psb_option_group){"World", world_table, COUNT_OF(world_table), sim,
@@ -299,6 +359,8 @@ static sim_options default_sim_options(void) {
     memset(&sim, 0, sizeof sim);
     sim.params = psb_default_params();
     sim.integrator = (int)sim.params.integrator;
+    sim.substeps = (substeps_choice){.automatic = true, .count = sim.params.substeps};
+    sim.repair = psb_default_mesh_options(true);
     sim.time = 5.0;
     sim.steps = 0;
     sim.no_floor = !sim.params.floor;
@@ -314,8 +376,13 @@ static void print_help(FILE *out) {
     psb_option_group groups[GROUP_COUNT];
     make_groups(groups, &shape, &sim, NULL);
     fprintf(out, "usage: psb sim [options]\n"
+                 "       psb sim --mesh FILE.obj [options]\n"
                  "\n"
-                 "Runs one pressurised soft body headless and prints its final state.\n"
+                 "Runs a pressurised soft body headless and prints its final state: a generated\n"
+                 "shape, or one body per closed component of an OBJ file, repaired as the mesh\n"
+                 "repair options say and lifted together so the lowest point starts --height\n"
+                 "above the floor. With several bodies the figures are sums (means for the\n"
+                 "pressure; the centroid and mean radius over all points).\n"
                  "Options take their value as --name VALUE or --name=VALUE.\n"
                  "\n");
     psb_options_print_help(out, groups, GROUP_COUNT);
@@ -367,81 +434,81 @@ static void progress_update(progress *bar, long done, long total) {
     bar->drawn = true;
 }
 
-// ---- output
-
-static const char csv_header[] = "t,volume,pressure,kinetic,spring,gas,gravity,energy,"
-                                 "mean_radius,centroid_x,centroid_y,centroid_z,min_y\n";
-
-static void write_csv_row(FILE *csv, double t, const psb_body_state *s) {
-    fprintf(csv, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", t, s->volume,
-            s->pressure, s->kinetic, s->spring, s->gas, s->gravity, s->energy, s->mean_radius,
-            s->centroid.x, s->centroid.y, s->centroid.z, s->min_y);
-}
-
-static void print_summary(const psb_world *world, const psb_body_state *s) {
-    printf("time=%.9g\n", psb_world_time(world));
-    printf("steps=%ld\n", psb_world_step_count(world));
-    printf("points=%d\n", psb_body_point_count(world, 0));
-    printf("volume=%.9g\n", s->volume);
-    printf("pressure=%.9g\n", s->pressure);
-    printf("mean_radius=%.9g\n", s->mean_radius);
-    printf("kinetic=%.9g\n", s->kinetic);
-    printf("spring=%.9g\n", s->spring);
-    printf("gas=%.9g\n", s->gas);
-    printf("gravity_pe=%.9g\n", s->gravity);
-    printf("energy=%.9g\n", s->energy);
-    printf("centroid_x=%.9g\n", s->centroid.x);
-    printf("centroid_y=%.9g\n", s->centroid.y);
-    printf("centroid_z=%.9g\n", s->centroid.z);
-    printf("min_y=%.9g\n", s->min_y);
-    printf("blowups=%d\n", s->blowups);
-}
-
-static void print_report(const psb_world *world, const psb_shape_options *shape,
-                         const psb_body_state *s, double wall_seconds) {
-    const psb_params *p = psb_world_params(world);
-    bool ring = psb_body_get_kind(world, 0) == PSB_RING;
-    int springs = 0;
-    int triangles = 0;
-    psb_body_edges(world, 0, &springs);
-    psb_body_triangles(world, 0, &triangles);
-    char shape_text[160];
-    psb_shape_options_describe(shape, shape_text, sizeof shape_text);
-    printf("psb sim: %s\n", shape_text);
-    printf("  %d points, %d springs", psb_body_point_count(world, 0), springs);
-    if (!ring) {
-        printf(", %d triangles", triangles);
-    }
-    printf("\n  %s, dt %g s in %d sub-steps, gravity %g m/s², ", psb_integrator_name(p->integrator),
-           p->dt, p->substeps, p->gravity);
-    if (p->floor) {
-        printf("floor at y = %g m\n", p->floor_y);
-    } else {
-        printf("no floor\n");
-    }
-    printf("  ran %ld steps, %g s simulated, in %.3g s\n", psb_world_step_count(world),
-           psb_world_time(world), wall_seconds);
-    const char *volume_unit = ring ? "m² (area)" : "m³";
-    printf("  volume       %.6g %s (rest %.6g)\n", s->volume, volume_unit, s->rest_volume);
-    printf("  pressure     %.6g %s (nRT %g)\n", s->pressure, ring ? "N/m" : "Pa", s->gas_nrt);
-    printf("  mean radius  %.6g m\n", s->mean_radius);
-    printf("  centroid     (%.6g, %.6g, %.6g) m, lowest point at y = %.6g m\n", s->centroid.x,
-           s->centroid.y, s->centroid.z, s->min_y);
-    printf("  energy       kinetic %.6g, spring %.6g, gas %.6g, gravity %.6g, total %.6g J\n",
-           s->kinetic, s->spring, s->gas, s->gravity, s->energy);
-    printf("  blow-ups     %d\n", s->blowups);
-}
-
 // ---- the command
 
-static double lowest_y(const psb_mesh *mesh) {
+// The bodies to simulate: generated or loaded meshes, about to be lifted.
+typedef struct body_meshes {
+    psb_mesh *parts; // count meshes, each freed with psb_mesh_free, the array with free()
+    int count;
+    char what[512]; // for the report: "icosphere level 3, radius 0.5 m", "FILE, ..."
+} body_meshes;
+
+static void body_meshes_free(body_meshes *meshes) {
+    for (int i = 0; i < meshes->count; i++) {
+        psb_mesh_free(&meshes->parts[i]);
+    }
+    free(meshes->parts);
+    meshes->parts = NULL;
+    meshes->count = 0;
+}
+
+static int status_for(psb_status status) {
+    return status == PSB_ERR_NOMEM ? 1 : 2;
+}
+
+// Builds the shape, or loads the OBJ file; false after printing the reason
+// on stderr (*status says which exit status).
+static bool make_meshes(const psb_shape_options *shape, const sim_options *sim, body_meshes *meshes,
+                        int *status) {
+    psb_error err = {0};
+    if (sim->mesh) {
+        psb_repair_options repair = psb_mesh_options_repair(&sim->repair, shape->radius);
+        psb_status loaded =
+            psb_mesh_load_obj(sim->mesh, &repair, &meshes->parts, &meshes->count, NULL, NULL, &err);
+        if (loaded != PSB_OK) {
+            // The loader's message names the file (and line) itself.
+            fprintf(stderr, "%s\n", err.message);
+            *status = status_for(loaded);
+            return false;
+        }
+        char size[64];
+        if (repair.fit_radius > 0.0) {
+            snprintf(size, sizeof size, "fitted to a radius of %g m", repair.fit_radius);
+        } else {
+            snprintf(size, sizeof size, "at the file's size");
+        }
+        snprintf(meshes->what, sizeof meshes->what, "%s, %d closed component%s, %s", sim->mesh,
+                 meshes->count, meshes->count == 1 ? "" : "s", size);
+        return true;
+    }
+    meshes->parts = calloc(1, sizeof *meshes->parts);
+    if (!meshes->parts) {
+        fprintf(stderr, "psb sim: out of memory\n");
+        *status = 1;
+        return false;
+    }
+    psb_status built = psb_shape_options_build(shape, &meshes->parts[0], &err);
+    if (built != PSB_OK) {
+        fprintf(stderr, "psb sim: cannot build the %s: %s\n", psb_shape_name(shape->shape),
+                err.message);
+        body_meshes_free(meshes);
+        *status = status_for(built);
+        return false;
+    }
+    meshes->count = 1;
+    psb_shape_options_describe(shape, meshes->what, sizeof meshes->what);
+    return true;
+}
+
+static double lowest_y(const body_meshes *meshes) {
     double low = INFINITY;
-    for (int i = 0; i < mesh->point_count; i++) {
-        if (mesh->points[i].y < low) {
-            low = mesh->points[i].y;
+    for (int m = 0; m < meshes->count; m++) {
+        const psb_mesh *mesh = &meshes->parts[m];
+        for (int i = 0; i < mesh->point_count; i++) {
+            low = fmin(low, mesh->points[i].y);
         }
     }
-    return mesh->point_count > 0 ? low : 0.0;
+    return isfinite(low) ? low : 0.0;
 }
 
 // Reads and checks the options; false after printing one line on stderr.
@@ -451,7 +518,8 @@ static bool read_options(int argc, char **argv, psb_shape_options *shape, sim_op
     psb_option_group groups[GROUP_COUNT];
     make_groups(groups, shape, sim, &seen);
     char error[512];
-    if (!psb_options_parse("psb sim", argc, argv, groups, GROUP_COUNT, NULL, error, sizeof error)) {
+    if (!psb_options_parse("psb sim", argc, argv, groups, GROUP_COUNT, NULL, error, sizeof error) ||
+        !psb_mesh_options_check(seen.repair, "psb sim", error, sizeof error)) {
         fprintf(stderr, "%s\n", error);
         return false;
     }
@@ -465,11 +533,32 @@ static bool read_options(int argc, char **argv, psb_shape_options *shape, sim_op
         fprintf(stderr, "psb sim: --floor and --no-floor cannot be used together\n");
         return false;
     }
-    if (shape->shape == PSB_SHAPE_RING && !psb_options_seen(groups, GROUP_COUNT, "nrt")) {
+    if (sim->mesh) {
+        // --radius stays: it is what --fit defaults to.
+        static const char *const shape_only[] = {"shape", "points", "subdiv"};
+        for (int i = 0; i < 3; i++) {
+            if (psb_options_seen(groups, GROUP_COUNT, shape_only[i])) {
+                fprintf(stderr, "psb sim: --mesh and --%s cannot be used together\n",
+                        shape_only[i]);
+                return false;
+            }
+        }
+    } else {
+        const char *given = psb_mesh_options_first_given(seen.repair);
+        if (given) {
+            fprintf(stderr, "psb sim: --%s needs --mesh FILE\n", given);
+            return false;
+        }
+    }
+    if (!sim->mesh && shape->shape == PSB_SHAPE_RING &&
+        !psb_options_seen(groups, GROUP_COUNT, "nrt")) {
         sim->params.body.gas_nrt = psb_default_gas_nrt(PSB_RING);
     }
     sim->params.integrator = (psb_integrator)sim->integrator;
     sim->params.floor = !sim->no_floor;
+    // auto starts from the default count and raises it once the bodies exist.
+    sim->params.substeps =
+        sim->substeps.automatic ? psb_default_params().substeps : sim->substeps.count;
     if (!psb_options_seen(groups, GROUP_COUNT, "steps")) {
         // Round up, but not past a whole number that division missed by an ulp.
         double exact = sim->time / sim->params.dt;
@@ -490,22 +579,15 @@ static bool read_options(int argc, char **argv, psb_shape_options *shape, sim_op
     return true;
 }
 
-// Makes the world with its colliders and the one body; NULL after printing
-// one line on stderr (*status says which exit status).
-static psb_world *make_world(const psb_shape_options *shape, const sim_options *sim, int *status) {
+// Makes the world with its colliders and one body per mesh, all lifted
+// together so the lowest point starts --height above the floor; NULL after
+// printing one line on stderr (*status says which exit status).
+static psb_world *make_world(const sim_options *sim, const body_meshes *meshes, int *status) {
     psb_error err = {0};
-    psb_mesh mesh = {0};
-    if (psb_shape_options_build(shape, &mesh, &err) != PSB_OK) {
-        fprintf(stderr, "psb sim: cannot build the %s: %s\n", psb_shape_name(shape->shape),
-                err.message);
-        *status = err.status == PSB_ERR_NOMEM ? 1 : 2;
-        return NULL;
-    }
     psb_world *world = psb_world_create(&sim->params, &err);
     if (!world) {
         fprintf(stderr, "psb sim: %s\n", err.message);
-        psb_mesh_free(&mesh);
-        *status = err.status == PSB_ERR_NOMEM ? 1 : 2;
+        *status = status_for(err.status);
         return NULL;
     }
     for (int i = 0; i < sim->spheres.count; i++) {
@@ -513,38 +595,68 @@ static psb_world *make_world(const psb_shape_options *shape, const sim_options *
             PSB_OK) {
             fprintf(stderr, "psb sim: --sphere: %s\n", err.message);
             psb_world_destroy(world);
-            psb_mesh_free(&mesh);
-            *status = err.status == PSB_ERR_NOMEM ? 1 : 2;
+            *status = status_for(err.status);
             return NULL;
         }
     }
-    psb_body_def def = psb_mesh_body_def(&mesh);
-    def.params = sim->params.body;
-    // Lift the body so that its lowest point starts --height above the floor.
-    def.offset = (psb_vec3){0.0, sim->params.floor_y + sim->height - lowest_y(&mesh), 0.0};
-    int body = psb_world_add_body(world, &def, &err);
-    psb_mesh_free(&mesh);
-    if (body < 0) {
-        fprintf(stderr, "psb sim: %s\n", err.message);
-        psb_world_destroy(world);
-        *status = err.status == PSB_ERR_NOMEM ? 1 : 2;
-        return NULL;
+    const double lift = sim->params.floor_y + sim->height - lowest_y(meshes);
+    for (int m = 0; m < meshes->count; m++) {
+        psb_body_def def = psb_mesh_body_def(&meshes->parts[m]);
+        def.params = sim->params.body;
+        def.offset = (psb_vec3){0.0, lift, 0.0};
+        if (psb_world_add_body(world, &def, &err) < 0) {
+            if (meshes->count > 1) {
+                fprintf(stderr, "psb sim: body %d of %d: %s\n", m + 1, meshes->count, err.message);
+            } else {
+                fprintf(stderr, "psb sim: %s\n", err.message);
+            }
+            psb_world_destroy(world);
+            *status = status_for(err.status);
+            return NULL;
+        }
     }
     return world;
 }
 
+// The largest sub-step at which every body is estimated to stay stable, s.
+static double stable_substep(const psb_world *world) {
+    double h_max = INFINITY;
+    for (int b = 0; b < psb_world_body_count(world); b++) {
+        h_max = fmin(h_max, psb_body_stable_substep(world, b));
+    }
+    return h_max;
+}
+
+// --substeps auto: the default count, or the smallest count n with
+// dt / n <= 0.9 h_stable, n = ceil(dt / (0.9 h_stable)), if that is more;
+// at most MAX_SUBSTEPS.
+static void choose_substeps(psb_world *world) {
+    psb_params params = *psb_world_params(world);
+    const double needed = ceil(params.dt / (AUTO_SUBSTEP_MARGIN * stable_substep(world)));
+    if (!(needed <= params.substeps)) {
+        params.substeps = needed <= MAX_SUBSTEPS ? (int)needed : MAX_SUBSTEPS;
+        // Within 1..MAX_SUBSTEPS the parameters stay valid.
+        psb_world_set_params(world, &params, NULL);
+    }
+}
+
 // Explicit integrators have a largest stable step; say so before a run that
 // would only blow up.
-static void warn_if_unstable(const psb_world *world, const sim_options *sim) {
-    const double h = sim->params.dt / sim->params.substeps;
-    const double h_max = psb_body_stable_substep(world, 0);
+static void warn_if_unstable(const psb_world *world) {
+    const psb_params *params = psb_world_params(world);
+    const double h = params->dt / params->substeps;
+    const double h_max = stable_substep(world);
     if (h > h_max) {
-        const double needed = ceil(sim->params.dt / h_max);
+        const double needed = ceil(params->dt / h_max);
+        const bool several = psb_world_body_count(world) > 1;
         fprintf(stderr,
-                "psb sim: warning: the sub-step %.3g s is above this body's estimated stable "
+                "psb sim: warning: the sub-step %.3g s is above %s estimated stable "
                 "limit %.3g s (from ks, kd and the mass per point); blow-ups are likely: try "
-                "--substeps %.0f or more\n",
-                h, h_max, needed);
+                "--substeps %.0f or more%s\n",
+                h, several ? "the bodies'" : "this body's", h_max, needed,
+                needed > MAX_SUBSTEPS
+                    ? " (past the limit: lower --ks, --kd or --dt, or raise --mass)"
+                    : "");
     }
 }
 
@@ -567,22 +679,31 @@ int psb_cmd_sim(int argc, char **argv) {
         }
     }
     int status = 0;
-    psb_world *world = make_world(&shape, &sim, &status);
+    body_meshes meshes = {0};
+    psb_world *world = NULL;
+    if (make_meshes(&shape, &sim, &meshes, &status)) {
+        world = make_world(&sim, &meshes, &status);
+    }
+    // The world has copied the meshes; only their description is still needed.
+    body_meshes_free(&meshes);
     if (!world) {
         if (csv) {
             fclose(csv);
         }
         return status;
     }
+    if (sim.substeps.automatic) {
+        choose_substeps(world);
+    }
+    warn_if_unstable(world);
 
-    warn_if_unstable(world, &sim);
     progress bar = {.enabled = isatty(fileno(stderr)) != 0, .start = now_seconds()};
     double start = bar.start;
     long total = sim.steps;
     if (csv) {
-        psb_body_state s = psb_body_measure(world, 0);
-        fputs(csv_header, csv);
-        write_csv_row(csv, psb_world_time(world), &s);
+        psb_sim_state s = psb_sim_measure(world);
+        psb_sim_write_csv_header(csv);
+        psb_sim_write_csv_row(csv, psb_world_time(world), &s);
     }
     int events = 0;
     for (long k = 1; k <= total; k++) {
@@ -597,19 +718,19 @@ int psb_cmd_sim(int argc, char **argv) {
             events++;
         }
         if (csv && (k % sim.csv_every == 0 || k == total)) {
-            psb_body_state s = psb_body_measure(world, 0);
-            write_csv_row(csv, psb_world_time(world), &s);
+            psb_sim_state s = psb_sim_measure(world);
+            psb_sim_write_csv_row(csv, psb_world_time(world), &s);
         }
         progress_update(&bar, k, total);
     }
     progress_clear(&bar);
     double wall = now_seconds() - start;
 
-    psb_body_state final_state = psb_body_measure(world, 0);
+    psb_sim_state final_state = psb_sim_measure(world);
     if (sim.summary) {
-        print_summary(world, &final_state);
+        psb_sim_print_summary(world, &final_state);
     } else {
-        print_report(world, &shape, &final_state, wall);
+        psb_sim_print_report(world, meshes.what, sim.substeps.automatic, &final_state, wall);
     }
     if (events > 0) {
         fprintf(stderr, "psb sim: %d blow-up%s detected and recovered from\n", events,

@@ -4,10 +4,12 @@
 #ifndef PSB_COMMANDS_H
 #define PSB_COMMANDS_H
 
-/// `psb sim`: a headless run that prints a summary, a report or a CSV.
+/// `psb sim`: a headless run of a generated shape or of an OBJ file's bodies
+/// that prints a summary, a report or a CSV.
 int psb_cmd_sim(int argc, char **argv);
 
-/// `psb info`: the topology report of a generated shape.
+/// `psb info`: the topology report of a generated shape, or of an OBJ file
+/// after repair with what the repair did.
 int psb_cmd_info(int argc, char **argv);
 
 #endif

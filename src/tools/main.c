@@ -16,8 +16,8 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"sim", psb_cmd_sim, "run one soft body headless and print its final state"},
-    {"info", psb_cmd_info, "print the topology report of a generated shape"},
+    {"sim", psb_cmd_sim, "run a shape or an OBJ file's bodies headless, print the final state"},
+    {"info", psb_cmd_info, "print the topology report of a generated shape or an OBJ file"},
 };
 
 enum { COMMAND_COUNT = (int)(sizeof commands / sizeof commands[0]) };

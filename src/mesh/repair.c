@@ -1,0 +1,1091 @@
+// Mesh repair: weld points, drop degenerate and duplicate triangles and unused
+// points, make the winding consistent and outward, fill holes, fit to a size.
+//
+// The stages run in that order on copies of the caller's arrays; the copies
+// replace the caller's only when every stage has succeeded, so an allocation
+// failure half-way leaves the mesh as it was. Every stage is O(V + F) apart
+// from hole filling, which is O(k^2) in the length k of each hole's loop.
+#include "border_loops.h"
+#include "psb_obj.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+// A triangle is degenerate when |(b - a) x (c - a)| <= this * (longest edge)^2,
+// i.e. its height over the longest edge is below this fraction of that edge.
+static const double degenerate_ratio = 1e-12;
+
+// Ear clipping costs O(k^2) for a loop of k points, O(k^3) at worst: after
+// this many point-in-triangle tests in one repair, the remaining loops are
+// closed with fans around their centroids instead, so that no mesh, however
+// made, takes long to fill (a convex loop of 4000 points needs 8 million).
+static const long ear_clip_budget = 10000000;
+
+/// Weld, drop unused/degenerate/duplicate triangles, fix orientation; no hole
+/// filling, no fit.
+psb_repair_options psb_default_repair_options(void) {
+    return (psb_repair_options){
+        .weld = true,
+        .weld_tolerance = 0.0,
+        .drop_unused = true,
+        .drop_degenerate = true,
+        .drop_duplicates = true,
+        .fix_orientation = true,
+        .fill_holes = false,
+        .fit_radius = 0.0,
+    };
+}
+
+// The mesh being repaired: copies of the caller's arrays, with room to grow.
+typedef struct work {
+    psb_vec3 *points;
+    int point_count, point_capacity;
+    int *tris; // 3 per triangle
+    int tri_count, tri_capacity;
+} work;
+
+static void work_free(work *w) {
+    free(w->points);
+    free(w->tris);
+    *w = (work){0};
+}
+
+// Makes room for `points` more points and `tris` more triangles.
+static bool work_reserve(work *w, int points, int tris) {
+    if (w->point_count + points > w->point_capacity) {
+        int capacity = w->point_count + points;
+        psb_vec3 *p = realloc(w->points, (size_t)capacity * sizeof *p);
+        if (!p) {
+            return false;
+        }
+        w->points = p;
+        w->point_capacity = capacity;
+    }
+    if (w->tri_count + tris > w->tri_capacity) {
+        int capacity = w->tri_count + tris;
+        int *t = realloc(w->tris, (size_t)capacity * 3 * sizeof *t);
+        if (!t) {
+            return false;
+        }
+        w->tris = t;
+        w->tri_capacity = capacity;
+    }
+    return true;
+}
+
+static psb_vec3 vsub(psb_vec3 a, psb_vec3 b) {
+    return (psb_vec3){a.x - b.x, a.y - b.y, a.z - b.z};
+}
+
+static psb_vec3 vcross(psb_vec3 a, psb_vec3 b) {
+    return (psb_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+
+static double vdot(psb_vec3 a, psb_vec3 b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+// A 64-bit finaliser (MurmurHash3's), so nearby keys land far apart.
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+// A power of two at least twice n, for open addressing with linear probing.
+static size_t table_size(size_t n) {
+    size_t size = 16;
+    while (size < 2 * n) {
+        size *= 2;
+    }
+    return size;
+}
+
+// Union-find root with path halving. The root is always the smallest index
+// of its set (see unite_min), so "the first point" represents a welded group.
+static int find_root(int *parent, int x) {
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+static void unite_min(int *parent, int a, int b) {
+    a = find_root(parent, a);
+    b = find_root(parent, b);
+    if (a < b) {
+        parent[b] = a;
+    } else if (b < a) {
+        parent[a] = b;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Weld
+
+// The bits of a coordinate, with -0.0 read as 0.0 so that the two weld.
+static uint64_t coord_bits(double x) {
+    if (x == 0.0) {
+        x = 0.0;
+    }
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static bool same_position(psb_vec3 a, psb_vec3 b) {
+    return coord_bits(a.x) == coord_bits(b.x) && coord_bits(a.y) == coord_bits(b.y) &&
+           coord_bits(a.z) == coord_bits(b.z);
+}
+
+// Exact weld: parent[v] is the first point with v's position.
+static bool weld_exact(const work *w, int *parent) {
+    size_t size = table_size((size_t)w->point_count), mask = size - 1;
+    int *table = malloc(size * sizeof *table);
+    if (!table) {
+        return false;
+    }
+    memset(table, 0xff, size * sizeof *table); // -1: empty
+    for (int v = 0; v < w->point_count; v++) {
+        psb_vec3 p = w->points[v];
+        uint64_t h = mix64(coord_bits(p.x) ^ mix64(coord_bits(p.y) ^ mix64(coord_bits(p.z) + 1)));
+        size_t slot = (size_t)h & mask;
+        parent[v] = v;
+        while (table[slot] >= 0 && !same_position(w->points[table[slot]], p)) {
+            slot = (slot + 1) & mask;
+        }
+        if (table[slot] >= 0) {
+            parent[v] = table[slot];
+        } else {
+            table[slot] = v;
+        }
+    }
+    free(table);
+    return true;
+}
+
+// One occupied cell of the tolerance grid and the points in it.
+typedef struct grid_cell {
+    int64_t x, y, z;
+    int head; // first point in the cell (-1: slot empty); then next[]
+} grid_cell;
+
+// The cell of coordinate c for cells of size `cell`, clamped far from overflow.
+static int64_t cell_index(double c, double cell) {
+    double q = floor(c / cell);
+    const double limit = 4.0e18;
+    return (int64_t)(q < -limit ? -limit : q > limit ? limit : q);
+}
+
+static size_t cell_slot(const grid_cell *table, size_t mask, int64_t x, int64_t y, int64_t z) {
+    uint64_t h = mix64((uint64_t)x ^ mix64((uint64_t)y ^ mix64((uint64_t)z + 1)));
+    size_t slot = (size_t)h & mask;
+    while (table[slot].head >= 0 &&
+           (table[slot].x != x || table[slot].y != y || table[slot].z != z)) {
+        slot = (slot + 1) & mask;
+    }
+    return slot;
+}
+
+// Tolerance weld: points closer than tol (chains of them, transitively) form
+// one group, represented by its first point. A grid of cells of size tol puts
+// every such pair in the same or neighbouring cells: each point is compared
+// with the points already filed in the 27 cells around its own.
+static bool weld_tolerance(const work *w, double tol, int *parent) {
+    int n = w->point_count;
+    size_t size = table_size((size_t)n), mask = size - 1;
+    grid_cell *table = malloc(size * sizeof *table);
+    int *next = malloc((size_t)(n > 0 ? n : 1) * sizeof *next);
+    if (!table || !next) {
+        free(table);
+        free(next);
+        return false;
+    }
+    for (size_t i = 0; i < size; i++) {
+        table[i].head = -1;
+    }
+    double tol2 = tol * tol;
+    for (int v = 0; v < n; v++) {
+        parent[v] = v;
+    }
+    for (int v = 0; v < n; v++) {
+        psb_vec3 p = w->points[v];
+        int64_t cx = cell_index(p.x, tol), cy = cell_index(p.y, tol), cz = cell_index(p.z, tol);
+        for (int dx = -1; dx <= 1; dx++) {
+            for (int dy = -1; dy <= 1; dy++) {
+                for (int dz = -1; dz <= 1; dz++) {
+                    size_t slot = cell_slot(table, mask, cx + dx, cy + dy, cz + dz);
+                    for (int u = table[slot].head; u >= 0; u = next[u]) {
+                        psb_vec3 d = vsub(w->points[u], p);
+                        if (vdot(d, d) <= tol2) {
+                            unite_min(parent, u, v);
+                        }
+                    }
+                }
+            }
+        }
+        size_t slot = cell_slot(table, mask, cx, cy, cz);
+        if (table[slot].head < 0) {
+            table[slot] = (grid_cell){cx, cy, cz, -1};
+        }
+        next[v] = table[slot].head;
+        table[slot].head = v;
+    }
+    free(table);
+    free(next);
+    return true;
+}
+
+// Keeps the first point of each group (at its own position), renumbers the
+// points in order and the triangles' corners after them.
+static bool weld(work *w, double tol, int *welded) {
+    int n = w->point_count;
+    int *parent = malloc((size_t)(n > 0 ? n : 1) * sizeof *parent);
+    if (!parent || !(tol > 0.0 ? weld_tolerance(w, tol, parent) : weld_exact(w, parent))) {
+        free(parent);
+        return false;
+    }
+    for (int v = 0; v < n; v++) {
+        parent[v] = find_root(parent, v); // every point straight to its root, <= v
+    }
+    // Renumber in place: a root's entry becomes its new index when the root
+    // is reached, before any later point of its group reads it.
+    int kept = 0;
+    for (int v = 0; v < n; v++) {
+        if (parent[v] == v) {
+            w->points[kept] = w->points[v];
+            parent[v] = kept++;
+        } else {
+            parent[v] = parent[parent[v]];
+        }
+    }
+    for (int i = 0; i < 3 * w->tri_count; i++) {
+        w->tris[i] = parent[w->tris[i]];
+    }
+    *welded = n - kept;
+    w->point_count = kept;
+    free(parent);
+    return true;
+}
+
+// ---------------------------------------------------------------------------
+// Degenerate, duplicate and unused
+
+static bool degenerate(const work *w, const int *t) {
+    if (t[0] == t[1] || t[1] == t[2] || t[2] == t[0]) {
+        return true;
+    }
+    psb_vec3 a = w->points[t[0]], b = w->points[t[1]], c = w->points[t[2]];
+    psb_vec3 ab = vsub(b, a), bc = vsub(c, b), ca = vsub(a, c);
+    double longest = fmax(vdot(ab, ab), fmax(vdot(bc, bc), vdot(ca, ca)));
+    psb_vec3 n = vcross(ab, vsub(c, a));
+    // |n| <= ratio * L^2, squared on both sides to stay clear of sqrt.
+    return vdot(n, n) <= degenerate_ratio * degenerate_ratio * longest * longest;
+}
+
+static int drop_degenerate(work *w) {
+    int kept = 0;
+    for (int f = 0; f < w->tri_count; f++) {
+        const int *t = w->tris + 3 * f;
+        if (!degenerate(w, t)) {
+            memmove(w->tris + 3 * kept++, t, 3 * sizeof *t);
+        }
+    }
+    int dropped = w->tri_count - kept;
+    w->tri_count = kept;
+    return dropped;
+}
+
+// The corners sorted into s; returns +1 if t is an even permutation (a
+// rotation) of s, -1 if odd (the mirror image).
+static int sorted_corners(const int *t, int *s) {
+    int a = t[0], b = t[1], c = t[2], swap, parity = 1;
+    if (a > b) {
+        swap = a, a = b, b = swap, parity = -parity;
+    }
+    if (b > c) {
+        swap = b, b = c, c = swap, parity = -parity;
+    }
+    if (a > b) {
+        swap = a, a = b, b = swap, parity = -parity;
+    }
+    s[0] = a, s[1] = b, s[2] = c;
+    return parity;
+}
+
+// Drops triangles whose corners (in any order) repeat another's. A triangle
+// and its mirror image (the same corners wound the other way) are a sheet of
+// no thickness: a fin hanging off an edge, or the face two glued bodies
+// share. Both sides go, since keeping either makes every edge of it
+// non-manifold. So the windings of each set of corners are summed (+1 and -1):
+// a sum of 0 drops them all, otherwise the first triangle of the winding in
+// the majority is kept.
+static bool drop_duplicates(work *w, int *dropped) {
+    int m = w->tri_count;
+    size_t size = table_size((size_t)m), mask = size - 1;
+    int *table = malloc(size * sizeof *table); // first triangle of each set, -1: empty
+    int *group = malloc((size_t)(m > 0 ? m : 1) * sizeof *group); // that first triangle
+    int *sum = malloc((size_t)(m > 0 ? m : 1) * sizeof *sum);     // windings summed, at the first
+    if (!table || !group || !sum) {
+        free(table);
+        free(group);
+        free(sum);
+        return false;
+    }
+    memset(table, 0xff, size * sizeof *table);
+    for (int f = 0; f < m; f++) {
+        int s[3], o[3];
+        int parity = sorted_corners(w->tris + 3 * f, s);
+        uint64_t h = mix64((uint64_t)s[0] ^ mix64((uint64_t)s[1] ^ mix64((uint64_t)s[2] + 1)));
+        size_t slot = (size_t)h & mask;
+        while (table[slot] >= 0) {
+            sorted_corners(w->tris + 3 * table[slot], o);
+            if (o[0] == s[0] && o[1] == s[1] && o[2] == s[2]) {
+                break;
+            }
+            slot = (slot + 1) & mask;
+        }
+        if (table[slot] < 0) {
+            table[slot] = f;
+            sum[f] = 0;
+        }
+        group[f] = table[slot];
+        sum[group[f]] += parity;
+    }
+    int kept = 0;
+    for (int f = 0; f < m; f++) {
+        int s[3], g = group[f];
+        int parity = sorted_corners(w->tris + 3 * f, s);
+        // Keep it if its winding has the majority and no triangle of the set
+        // was kept yet (the sum is then zeroed to say so).
+        if (sum[g] != 0 && (sum[g] > 0) == (parity > 0)) {
+            memmove(w->tris + 3 * kept++, w->tris + 3 * f, 3 * sizeof *w->tris);
+            sum[g] = 0;
+        }
+    }
+    *dropped = m - kept;
+    w->tri_count = kept;
+    free(table);
+    free(group);
+    free(sum);
+    return true;
+}
+
+// Drops points no triangle uses, keeping the others in order.
+static bool drop_unused(work *w, int *dropped) {
+    int n = w->point_count;
+    int *index = calloc((size_t)(n > 0 ? n : 1), sizeof *index);
+    if (!index) {
+        return false;
+    }
+    for (int i = 0; i < 3 * w->tri_count; i++) {
+        index[w->tris[i]] = 1;
+    }
+    int kept = 0;
+    for (int v = 0; v < n; v++) {
+        if (index[v]) {
+            w->points[kept] = w->points[v];
+            index[v] = kept++;
+        }
+    }
+    for (int i = 0; i < 3 * w->tri_count; i++) {
+        w->tris[i] = index[w->tris[i]];
+    }
+    *dropped = n - kept;
+    w->point_count = kept;
+    free(index);
+    return true;
+}
+
+// ---------------------------------------------------------------------------
+// Edges: the half-edges (3 f + k: corner k of triangle f to corner k + 1)
+// grouped by undirected edge. Flipping a triangle changes which half-edge
+// index names which edge, so the grouping records each triangle's edges as a
+// set (edge_of) and each edge's ends (lo < hi); the direction in which a
+// triangle walks an edge is read from its corners when needed.
+
+typedef struct edges {
+    int count;
+    int *first;   // count + 1 offsets into half
+    int *half;    // half-edges grouped by edge
+    int *edge_of; // the edge of each half-edge
+    int *lo, *hi; // the ends of each edge
+} edges;
+
+static void edges_free(edges *e) {
+    free(e->first);
+    free(e->half);
+    free(e->edge_of);
+    free(e->lo);
+    free(e->hi);
+    *e = (edges){0};
+}
+
+static void half_edge_ends(const int *tris, int h, int *lo, int *hi) {
+    int a = tris[h], b = tris[h - h % 3 + (h + 1) % 3];
+    *lo = a < b ? a : b;
+    *hi = a < b ? b : a;
+}
+
+// Two stable counting sorts, by the larger end then by the smaller, put equal
+// edges side by side in O(V + F).
+static bool edges_build(const work *w, edges *e) {
+    *e = (edges){0};
+    int hcount = 3 * w->tri_count, n = w->point_count;
+    size_t hsize = (size_t)(hcount > 0 ? hcount : 1);
+    int *count = malloc((size_t)(n + 1) * sizeof *count);
+    int *tmp = malloc(hsize * sizeof *tmp);
+    e->first = malloc((hsize + 1) * sizeof *e->first);
+    e->half = malloc(hsize * sizeof *e->half);
+    e->edge_of = malloc(hsize * sizeof *e->edge_of);
+    e->lo = malloc(hsize * sizeof *e->lo);
+    e->hi = malloc(hsize * sizeof *e->hi);
+    if (!count || !tmp || !e->first || !e->half || !e->edge_of || !e->lo || !e->hi) {
+        free(count);
+        free(tmp);
+        edges_free(e);
+        return false;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const int *in = pass == 0 ? NULL : tmp;
+        int *out = pass == 0 ? tmp : e->half;
+        memset(count, 0, (size_t)(n + 1) * sizeof *count);
+        for (int h = 0; h < hcount; h++) {
+            int lo, hi;
+            half_edge_ends(w->tris, h, &lo, &hi);
+            count[(pass == 0 ? hi : lo) + 1]++;
+        }
+        for (int v = 0; v < n; v++) {
+            count[v + 1] += count[v];
+        }
+        for (int i = 0; i < hcount; i++) {
+            int h = in ? in[i] : i, lo, hi;
+            half_edge_ends(w->tris, h, &lo, &hi);
+            out[count[pass == 0 ? hi : lo]++] = h;
+        }
+    }
+    int edge = -1, last_lo = -1, last_hi = -1;
+    for (int i = 0; i < hcount; i++) {
+        int h = e->half[i], lo, hi;
+        half_edge_ends(w->tris, h, &lo, &hi);
+        if (lo != last_lo || hi != last_hi) {
+            edge++;
+            e->first[edge] = i;
+            e->lo[edge] = last_lo = lo;
+            e->hi[edge] = last_hi = hi;
+        }
+        e->edge_of[h] = edge;
+    }
+    e->count = edge + 1;
+    e->first[e->count] = hcount;
+    free(count);
+    free(tmp);
+    return true;
+}
+
+// True if triangle t walks from u to v.
+static bool walks(const int *t, int u, int v) {
+    return (t[0] == u && t[1] == v) || (t[1] == u && t[2] == v) || (t[2] == u && t[0] == v);
+}
+
+// ---------------------------------------------------------------------------
+// Orientation
+
+// Breadth-first over the triangles across manifold edges (exactly two
+// triangles), flipping a neighbour that walks the shared edge the same way as
+// the triangle it is reached from. Non-manifold edges are not crossed, so a
+// patch is a set of triangles joined by manifold edges. patch[f] receives the
+// patch of each triangle and flipped[f] is set for each one turned; returns
+// the number of patches.
+static int orient_patches(work *w, const edges *e, int *patch, int *queue, unsigned char *flipped) {
+    int patches = 0;
+    for (int f = 0; f < w->tri_count; f++) {
+        patch[f] = -1;
+    }
+    for (int seed = 0; seed < w->tri_count; seed++) {
+        if (patch[seed] >= 0) {
+            continue;
+        }
+        int head = 0, tail = 0;
+        queue[tail++] = seed;
+        patch[seed] = patches;
+        while (head < tail) {
+            int f = queue[head++];
+            for (int k = 0; k < 3; k++) {
+                int edge = e->edge_of[3 * f + k];
+                if (e->first[edge + 1] - e->first[edge] != 2) {
+                    continue;
+                }
+                int h0 = e->half[e->first[edge]], h1 = e->half[e->first[edge] + 1];
+                int g = h0 / 3 == f ? h1 / 3 : h0 / 3;
+                if (patch[g] >= 0) {
+                    continue; // already placed; a disagreement here cannot be mended
+                }
+                int lo = e->lo[edge], hi = e->hi[edge];
+                int *tg = w->tris + 3 * g;
+                if (walks(w->tris + 3 * f, lo, hi) == walks(tg, lo, hi)) {
+                    int swap = tg[1];
+                    tg[1] = tg[2];
+                    tg[2] = swap;
+                    flipped[g] = 1;
+                }
+                patch[g] = patches;
+                queue[tail++] = g;
+            }
+        }
+        patches++;
+    }
+    return patches;
+}
+
+// Turns each patch outward. The test is the signed volume of the cone from
+// the patch's centre c (the mean of its triangles' centroids) to the patch,
+// V = 1/6 sum (a - c) . ((b - c) x (d - c)): for a closed patch that is its
+// volume whatever c is, and it is flipped when the volume is negative. For an
+// open patch (a surface with holes) it is a heuristic: the patch is turned so
+// that, weighted by area, its triangles face away from its centre, which is
+// right for anything that is nearly closed (a scan with holes in its base).
+// flipped[f] is toggled for each triangle turned.
+static bool orient_outward(work *w, const int *patch, int patches, unsigned char *flipped) {
+    double *sum = calloc((size_t)(patches > 0 ? patches : 1) * 4, sizeof *sum);
+    if (!sum) {
+        return false;
+    }
+    for (int f = 0; f < w->tri_count; f++) {
+        const int *t = w->tris + 3 * f;
+        double *s = sum + 4 * patch[f];
+        for (int k = 0; k < 3; k++) {
+            s[0] += w->points[t[k]].x / 3.0;
+            s[1] += w->points[t[k]].y / 3.0;
+            s[2] += w->points[t[k]].z / 3.0;
+        }
+        s[3] += 1.0;
+    }
+    for (int p = 0; p < patches; p++) {
+        double *s = sum + 4 * p, faces = s[3] > 0.0 ? s[3] : 1.0; // a merged patch has none
+        s[0] /= faces;
+        s[1] /= faces;
+        s[2] /= faces;
+        s[3] = 0.0; // now the volume
+    }
+    for (int f = 0; f < w->tri_count; f++) {
+        const int *t = w->tris + 3 * f;
+        double *s = sum + 4 * patch[f];
+        psb_vec3 c = {s[0], s[1], s[2]};
+        psb_vec3 a = vsub(w->points[t[0]], c), b = vsub(w->points[t[1]], c),
+                 d = vsub(w->points[t[2]], c);
+        s[3] += vdot(a, vcross(b, d)) / 6.0;
+    }
+    for (int f = 0; f < w->tri_count; f++) {
+        if (sum[4 * patch[f] + 3] < 0.0) {
+            int *t = w->tris + 3 * f;
+            int swap = t[1];
+            t[1] = t[2];
+            t[2] = swap;
+            flipped[f] ^= 1;
+        }
+    }
+    free(sum);
+    return true;
+}
+
+// The report's counts. Of a patch's first `original` triangles (those the
+// caller gave), `changed` now wind the other way. If that is most of them the
+// patch was inside out (one component flipped, and the rest counted as
+// faces); otherwise those are faces flipped to agree with their neighbours.
+// So the counts do not depend on which triangle the walk started from.
+static bool count_flips(const int *patch, int patches, const unsigned char *flipped, int original,
+                        psb_repair_report *r) {
+    int *count = calloc((size_t)(patches > 0 ? patches : 1) * 2, sizeof *count);
+    if (!count) {
+        return false;
+    }
+    for (int f = 0; f < original; f++) {
+        count[2 * patch[f]]++;
+        count[2 * patch[f] + 1] += flipped[f];
+    }
+    for (int p = 0; p < patches; p++) {
+        int faces = count[2 * p], changed = count[2 * p + 1];
+        bool inside_out = changed > faces - changed;
+        r->components_flipped += inside_out;
+        r->faces_flipped += inside_out ? faces - changed : changed;
+    }
+    free(count);
+    return true;
+}
+
+// ---------------------------------------------------------------------------
+// Hole filling
+
+// A set of undirected edges (lo, hi), open addressing, fixed capacity.
+typedef struct edge_set {
+    uint64_t *keys; // (lo << 32 | hi) + 1; 0: empty
+    size_t mask;
+} edge_set;
+
+static uint64_t edge_key(int a, int b) {
+    uint64_t lo = (uint64_t)(a < b ? a : b), hi = (uint64_t)(a < b ? b : a);
+    return (lo << 32 | hi) + 1;
+}
+
+// The slot holding the edge, or the empty slot where it would go.
+static size_t edge_set_slot(const edge_set *s, uint64_t key) {
+    size_t slot = (size_t)mix64(key) & s->mask;
+    while (s->keys[slot] != 0 && s->keys[slot] != key) {
+        slot = (slot + 1) & s->mask;
+    }
+    return slot;
+}
+
+static bool edge_set_has(const edge_set *s, int a, int b) {
+    uint64_t key = edge_key(a, b);
+    return s->keys[edge_set_slot(s, key)] == key;
+}
+
+static void edge_set_add(edge_set *s, int a, int b) {
+    uint64_t key = edge_key(a, b);
+    s->keys[edge_set_slot(s, key)] = key;
+}
+
+// Scratch for one loop at a time, sized for the longest.
+typedef struct polygon {
+    int count;
+    int *point; // mesh point of each polygon corner, in the filling triangles' order
+    int *prev;  // the corners not yet clipped, as a doubly linked ring
+    int *next;
+    double *x, *y;  // the corners projected on the loop's plane
+    int *triangles; // 3 polygon corners per triangle made
+    long budget;    // point-in-triangle tests left for ear clipping
+} polygon;
+
+static double orient2(const polygon *p, int a, int b, int c) {
+    return (p->x[b] - p->x[a]) * (p->y[c] - p->y[a]) - (p->y[b] - p->y[a]) * (p->x[c] - p->x[a]);
+}
+
+// Projects the polygon on the plane through its centroid normal to its
+// Newell normal n = sum (p_j - c) x (p_{j+1} - c), in axes u, v with
+// u x v = n / |n|, so that the polygon winds counter-clockwise in (x, y).
+static void project(polygon *p, const psb_vec3 *points, psb_vec3 *centroid) {
+    psb_vec3 c = {0.0, 0.0, 0.0}, n = {0.0, 0.0, 0.0};
+    for (int j = 0; j < p->count; j++) {
+        psb_vec3 q = points[p->point[j]];
+        c = (psb_vec3){c.x + q.x / p->count, c.y + q.y / p->count, c.z + q.z / p->count};
+    }
+    for (int j = 0; j < p->count; j++) {
+        psb_vec3 a = vsub(points[p->point[j]], c);
+        psb_vec3 b = vsub(points[p->point[(j + 1) % p->count]], c);
+        psb_vec3 ab = vcross(a, b);
+        n = (psb_vec3){n.x + ab.x, n.y + ab.y, n.z + ab.z};
+    }
+    double len = sqrt(vdot(n, n));
+    n = len > 0.0 ? (psb_vec3){n.x / len, n.y / len, n.z / len} : (psb_vec3){0.0, 0.0, 1.0};
+    // u: the axis least aligned with n, made perpendicular to it.
+    psb_vec3 axis = fabs(n.x) <= fabs(n.y) && fabs(n.x) <= fabs(n.z) ? (psb_vec3){1.0, 0.0, 0.0}
+                    : fabs(n.y) <= fabs(n.z)                         ? (psb_vec3){0.0, 1.0, 0.0}
+                                                                     : (psb_vec3){0.0, 0.0, 1.0};
+    psb_vec3 u = vcross(axis, n);
+    double ulen = sqrt(vdot(u, u));
+    u = (psb_vec3){u.x / ulen, u.y / ulen, u.z / ulen};
+    psb_vec3 v = vcross(n, u);
+    for (int j = 0; j < p->count; j++) {
+        psb_vec3 q = vsub(points[p->point[j]], c);
+        p->x[j] = vdot(q, u);
+        p->y[j] = vdot(q, v);
+    }
+    *centroid = c;
+}
+
+// Whether corner i (between a and c) is an ear: convex, its diagonal a-c not
+// an edge already (that would make an edge of three triangles), and no other
+// remaining corner inside or on the triangle a-i-c.
+static bool is_ear(polygon *p, const edge_set *set, int i, int remaining) {
+    int a = p->prev[i], c = p->next[i];
+    if (orient2(p, a, i, c) <= 0.0) {
+        return false;
+    }
+    if (remaining > 3 && edge_set_has(set, p->point[a], p->point[c])) {
+        return false;
+    }
+    for (int j = p->next[c]; j != a; j = p->next[j]) {
+        if (--p->budget < 0) {
+            return false;
+        }
+        if (orient2(p, a, i, j) >= 0.0 && orient2(p, i, c, j) >= 0.0 &&
+            orient2(p, c, a, j) >= 0.0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Ear clipping; returns the number of triangles (count - 2), or -1 when it
+// finds no ear (a polygon that is not simple in its projection).
+static int ear_clip(polygon *p, const edge_set *set) {
+    int n = p->count, made = 0;
+    for (int j = 0; j < n; j++) {
+        p->prev[j] = (j + n - 1) % n;
+        p->next[j] = (j + 1) % n;
+    }
+    int i = 0, remaining = n, tries = 0;
+    while (remaining > 3) {
+        if (tries > remaining || p->budget < 0) {
+            return -1;
+        }
+        if (!is_ear(p, set, i, remaining)) {
+            i = p->next[i];
+            tries++;
+            continue;
+        }
+        int a = p->prev[i], c = p->next[i];
+        p->triangles[3 * made] = a;
+        p->triangles[3 * made + 1] = i;
+        p->triangles[3 * made + 2] = c;
+        made++;
+        p->next[a] = c;
+        p->prev[c] = a;
+        remaining--;
+        tries = 0;
+        i = c;
+    }
+    p->triangles[3 * made] = p->prev[i];
+    p->triangles[3 * made + 1] = i;
+    p->triangles[3 * made + 2] = p->next[i];
+    return made + 1;
+}
+
+// Closes one loop: ear clipping in the loop's plane, or when that fails (or
+// its budget is spent) a fan of triangles around a new point at its
+// centroid, which cannot clash with any edge. Both keep the polygon's order,
+// which is the reverse of the border half-edges, so every border edge is
+// walked once each way and the result is manifold and consistently wound.
+static void fill_polygon(work *w, polygon *p, edge_set *set, int *fill_triangles) {
+    psb_vec3 centroid;
+    project(p, w->points, &centroid);
+    // A convex loop of k points takes about k^2 / 2 tests: when even that is
+    // past the budget, go straight to the fan.
+    int made = (long)p->count * p->count / 2 <= p->budget ? ear_clip(p, set) : -1;
+    if (made >= 0) {
+        for (int k = 0; k < made; k++) {
+            int *t = w->tris + 3 * w->tri_count++;
+            for (int c = 0; c < 3; c++) {
+                t[c] = p->point[p->triangles[3 * k + c]];
+            }
+            edge_set_add(set, t[0], t[2]);
+        }
+        *fill_triangles += made;
+        return;
+    }
+    int centre = w->point_count++;
+    w->points[centre] = centroid;
+    for (int j = 0; j < p->count; j++) {
+        int *t = w->tris + 3 * w->tri_count++;
+        t[0] = p->point[j];
+        t[1] = p->point[(j + 1) % p->count];
+        t[2] = centre;
+        edge_set_add(set, t[0], centre);
+    }
+    *fill_triangles += p->count;
+}
+
+static void polygon_free(polygon *p) {
+    free(p->point);
+    free(p->prev);
+    free(p->next);
+    free(p->x);
+    free(p->y);
+    free(p->triangles);
+}
+
+// Finds the border loops (psb_border_loops_find, the same loops the
+// topology report counts) and closes every closed one. Chains that do not
+// close (the triangles on either side disagree in orientation) stay open.
+// With patch (the patch of each triangle, room for `border` more), the
+// patches around each loop merge into one, which the new triangles join.
+static bool fill_holes(work *w, const edges *e, int border, int *patch, int patches, int *holes,
+                       int *fill_triangles) {
+    size_t nb = (size_t)border;
+    int *from = malloc(nb * sizeof *from), *to = malloc(nb * sizeof *to);
+    int *face = malloc(nb * sizeof *face); // the triangle on each border half-edge
+    int *merge = malloc((size_t)(patches > 0 ? patches : 1) * sizeof *merge);
+    size_t size = table_size((size_t)e->count + 2 * nb);
+    edge_set set = {calloc(size, sizeof(uint64_t)), size - 1};
+    psb_border_loops loops = {0};
+    polygon p = {.budget = ear_clip_budget};
+    bool ok = from && to && face && merge && set.keys;
+    if (ok) {
+        int k = 0;
+        for (int i = 0; i < e->count; i++) {
+            edge_set_add(&set, e->lo[i], e->hi[i]);
+            if (e->first[i + 1] - e->first[i] == 1) {
+                face[k] = e->half[e->first[i]] / 3;
+                bool forward = walks(w->tris + 3 * face[k], e->lo[i], e->hi[i]);
+                from[k] = forward ? e->lo[i] : e->hi[i];
+                to[k++] = forward ? e->hi[i] : e->lo[i];
+            }
+        }
+        for (int q = 0; q < patches; q++) {
+            merge[q] = q;
+        }
+        ok = psb_border_loops_find(w->point_count, from, to, border, &loops) == PSB_OK;
+    }
+    int longest = 0;
+    for (int l = 0; ok && l < loops.count; l++) {
+        int length = loops.start[l + 1] - loops.start[l];
+        longest = length > longest ? length : longest;
+    }
+    if (ok) {
+        size_t n = (size_t)longest;
+        p.point = malloc(n * sizeof *p.point);
+        p.prev = malloc(n * sizeof *p.prev);
+        p.next = malloc(n * sizeof *p.next);
+        p.x = malloc(n * sizeof *p.x);
+        p.y = malloc(n * sizeof *p.y);
+        p.triangles = malloc(3 * n * sizeof *p.triangles);
+        // At most one new point per loop and one triangle per border edge.
+        ok = p.point && p.prev && p.next && p.x && p.y && p.triangles &&
+             work_reserve(w, loops.count, border);
+    }
+    for (int l = 0; ok && l < loops.count; l++) {
+        // A loop of one half-edge is the edge a -> a of a degenerate triangle
+        // (kept when drop_degenerate is off): nothing to fill.
+        if (!loops.closed[l] || loops.start[l + 1] - loops.start[l] < 3) {
+            continue;
+        }
+        // The border half-edges run v0 -> v1 -> ... -> v(k-1) -> v0; the
+        // filling triangles must walk them back: v(k-1), ..., v1, v0.
+        const int *loop = loops.order + loops.start[l];
+        p.count = loops.start[l + 1] - loops.start[l];
+        for (int j = 0; j < p.count; j++) {
+            p.point[j] = from[loop[p.count - 1 - j]];
+        }
+        int first_new = w->tri_count;
+        fill_polygon(w, &p, &set, fill_triangles);
+        (*holes)++;
+        for (int j = 0; patch && j < p.count; j++) {
+            unite_min(merge, patch[face[loop[0]]], patch[face[loop[j]]]);
+        }
+        for (int f = first_new; patch && f < w->tri_count; f++) {
+            patch[f] = patch[face[loop[0]]];
+        }
+    }
+    for (int f = 0; ok && patch && f < w->tri_count; f++) {
+        patch[f] = find_root(merge, patch[f]);
+    }
+    polygon_free(&p);
+    psb_border_loops_free(&loops);
+    free(set.keys);
+    free(from);
+    free(to);
+    free(face);
+    free(merge);
+    return ok;
+}
+
+// Orientation and hole filling, on one table of edges: flipping a triangle
+// does not change which edges there are, and the filling keeps track of the
+// patches it joins. Winding is made consistent and outward first, so that the
+// holes' borders run one way and the filling sees the very loops that the
+// topology report of the result without filling counts; a patch the filling
+// closed is then checked once more by its volume.
+static bool orient_and_fill(work *w, const psb_repair_options *o, psb_repair_report *r) {
+    edges e;
+    if (!edges_build(w, &e)) {
+        return false;
+    }
+    int border = 0;
+    for (int i = 0; i < e.count; i++) {
+        border += e.first[i + 1] - e.first[i] == 1;
+    }
+    size_t n = (size_t)w->tri_count + (size_t)border;
+    int *patch = malloc((n > 0 ? n : 1) * sizeof *patch);
+    int *queue = malloc((n > 0 ? n : 1) * sizeof *queue);
+    unsigned char *flipped = calloc(n > 0 ? n : 1, 1);
+    int patches = 0, original = w->tri_count;
+    bool ok = patch && queue && flipped;
+    if (ok && o->fix_orientation) {
+        patches = orient_patches(w, &e, patch, queue, flipped);
+        ok = orient_outward(w, patch, patches, flipped);
+    }
+    if (ok && o->fill_holes && border > 0) {
+        int filled = r->holes_filled;
+        ok = fill_holes(w, &e, border, o->fix_orientation ? patch : NULL, patches, &r->holes_filled,
+                        &r->fill_triangles);
+        // A patch the filling closed has a true volume now: check its sign.
+        if (ok && o->fix_orientation && r->holes_filled > filled) {
+            ok = orient_outward(w, patch, patches, flipped);
+        }
+    }
+    if (ok && o->fix_orientation) {
+        ok = count_flips(patch, patches, flipped, original, r);
+    }
+    free(flipped);
+    free(patch);
+    free(queue);
+    edges_free(&e);
+    return ok;
+}
+
+// ---------------------------------------------------------------------------
+// Fit
+
+// Centres the bounding box on the origin and scales so the farthest point is
+// `radius` from it. Returns the scale.
+static double fit(work *w, double radius) {
+    if (w->point_count == 0) {
+        return 1.0;
+    }
+    psb_vec3 lo = w->points[0], hi = w->points[0];
+    for (int v = 1; v < w->point_count; v++) {
+        psb_vec3 p = w->points[v];
+        lo = (psb_vec3){fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z)};
+        hi = (psb_vec3){fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z)};
+    }
+    psb_vec3 c = {0.5 * (lo.x + hi.x), 0.5 * (lo.y + hi.y), 0.5 * (lo.z + hi.z)};
+    double farthest = 0.0;
+    for (int v = 0; v < w->point_count; v++) {
+        psb_vec3 d = vsub(w->points[v], c);
+        farthest = fmax(farthest, vdot(d, d));
+    }
+    farthest = sqrt(farthest);
+    double scale = farthest > 0.0 ? radius / farthest : 1.0;
+    for (int v = 0; v < w->point_count; v++) {
+        psb_vec3 d = vsub(w->points[v], c);
+        w->points[v] = (psb_vec3){d.x * scale, d.y * scale, d.z * scale};
+    }
+    return scale;
+}
+
+// ---------------------------------------------------------------------------
+
+static psb_status check_input(const psb_mesh *mesh, const psb_repair_options *o, psb_error *err) {
+    static const char fn[] = "psb_mesh_repair";
+    if (!mesh) {
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: mesh is NULL", fn);
+    }
+    if (!(o->weld_tolerance >= 0.0 && isfinite(o->weld_tolerance))) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: weld_tolerance is %g; expected a finite distance >= 0 m", fn,
+                             o->weld_tolerance);
+    }
+    if (!(o->fit_radius >= 0.0 && isfinite(o->fit_radius))) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: fit_radius is %g; expected a finite radius >= 0 m (0: no fit)",
+                             fn, o->fit_radius);
+    }
+    if (mesh->kind != PSB_RING && mesh->kind != PSB_SHELL) {
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: kind must be PSB_RING or PSB_SHELL, got %d",
+                             fn, (int)mesh->kind);
+    }
+    int n = mesh->point_count, m = mesh->kind == PSB_SHELL ? mesh->triangle_count : 0;
+    if (n < 0 || (n > 0 && !mesh->points) || m < 0 || m > INT_MAX / 3 ||
+        (m > 0 && !mesh->triangles)) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: %d points and %d triangles with arrays %s/%s; expected counts "
+                             ">= 0 and arrays for nonzero counts",
+                             fn, n, m, mesh->points ? "set" : "NULL",
+                             mesh->triangles ? "set" : "NULL");
+    }
+    for (int v = 0; v < n; v++) {
+        psb_vec3 p = mesh->points[v];
+        if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z)) {
+            return psb_error_set(err, PSB_ERR_INVALID,
+                                 "%s: point %d is (%g, %g, %g); expected finite coordinates", fn, v,
+                                 p.x, p.y, p.z);
+        }
+    }
+    for (int i = 0; i < 3 * m; i++) {
+        if (mesh->triangles[i] < 0 || mesh->triangles[i] >= n) {
+            return psb_error_set(err, PSB_ERR_INVALID,
+                                 "%s: triangle %d corner %d is point %d; expected 0..%d", fn, i / 3,
+                                 i % 3, mesh->triangles[i], n - 1);
+        }
+    }
+    return PSB_OK;
+}
+
+// The stages in order; false on an allocation failure.
+static bool repair_stages(work *w, const psb_repair_options *o, bool shell, psb_repair_report *r) {
+    if (shell) {
+        if (o->weld && !weld(w, o->weld_tolerance, &r->welded)) {
+            return false;
+        }
+        if (o->drop_degenerate) {
+            r->degenerate_dropped = drop_degenerate(w);
+        }
+        if (o->drop_duplicates && !drop_duplicates(w, &r->duplicates_dropped)) {
+            return false;
+        }
+        if (o->drop_unused && !drop_unused(w, &r->unused_dropped)) {
+            return false;
+        }
+        if ((o->fix_orientation || o->fill_holes) && !orient_and_fill(w, o, r)) {
+            return false;
+        }
+    }
+    if (o->fit_radius > 0.0) {
+        r->fit_scale = fit(w, o->fit_radius);
+    }
+    return true;
+}
+
+/// Repairs mesh in place; see psb_obj.h. A ring only gets the fit. Fails with
+/// PSB_ERR_INVALID on a malformed mesh (bad counts, indices out of range,
+/// non-finite points) or options, PSB_ERR_NOMEM when out of memory; the mesh
+/// is then unchanged.
+psb_status psb_mesh_repair(psb_mesh *mesh, const psb_repair_options *options,
+                           psb_repair_report *report, psb_error *err) {
+    psb_repair_report r = {.fit_scale = 1.0};
+    if (report) {
+        *report = r;
+    }
+    psb_repair_options o = options ? *options : psb_default_repair_options();
+    psb_status status = check_input(mesh, &o, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    bool shell = mesh->kind == PSB_SHELL;
+    int n = mesh->point_count, m = shell ? mesh->triangle_count : 0;
+    work w = {0};
+    bool ok = work_reserve(&w, n, m);
+    if (ok) {
+        if (n > 0) {
+            memcpy(w.points, mesh->points, (size_t)n * sizeof *w.points);
+        }
+        if (m > 0) {
+            memcpy(w.tris, mesh->triangles, (size_t)m * 3 * sizeof *w.tris);
+        }
+        w.point_count = n;
+        w.tri_count = m;
+        ok = repair_stages(&w, &o, shell, &r);
+    }
+    if (!ok) {
+        work_free(&w);
+        return psb_error_set(err, PSB_ERR_NOMEM,
+                             "psb_mesh_repair: out of memory repairing %d points and %d triangles",
+                             n, m);
+    }
+    free(mesh->points);
+    free(mesh->triangles);
+    mesh->points = w.points;
+    mesh->point_count = w.point_count;
+    mesh->triangles = shell ? w.tris : NULL;
+    mesh->triangle_count = shell ? w.tri_count : 0;
+    if (!shell) {
+        free(w.tris);
+    }
+    if (report) {
+        *report = r;
+    }
+    if (err) {
+        err->status = PSB_OK;
+        err->message[0] = '\0';
+    }
+    return PSB_OK;
+}

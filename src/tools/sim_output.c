@@ -1,0 +1,157 @@
+// What `psb sim` prints; see sim_output.h.
+#include "sim_output.h"
+
+#include <math.h>
+#include <stdio.h>
+
+// Several bodies: sums, means over bodies, and the centroid and mean radius
+// over all points, c = (1/N) sum x_i, r = (1/N) sum |x_i - c|.
+static psb_sim_state combine(const psb_world *world, int bodies) {
+    psb_sim_state out = {.bodies = bodies, .min_y = INFINITY};
+    psb_vec3 sum = {0.0, 0.0, 0.0};
+    for (int b = 0; b < bodies; b++) {
+        const psb_body_state s = psb_body_measure(world, b);
+        out.points += psb_body_point_count(world, b);
+        out.volume += s.volume;
+        out.rest_volume += s.rest_volume;
+        out.pressure += s.pressure;
+        out.gas_nrt += s.gas_nrt;
+        out.kinetic += s.kinetic;
+        out.spring += s.spring;
+        out.gas += s.gas;
+        out.gravity += s.gravity;
+        out.energy += s.energy;
+        out.blowups += s.blowups;
+        out.min_y = fmin(out.min_y, s.min_y);
+        const psb_vec3 *x = psb_body_positions(world, b);
+        for (int i = 0; i < psb_body_point_count(world, b); i++) {
+            sum.x += x[i].x;
+            sum.y += x[i].y;
+            sum.z += x[i].z;
+        }
+    }
+    out.pressure /= bodies;
+    out.gas_nrt /= bodies;
+    if (out.points == 0) {
+        out.min_y = 0.0;
+        return out;
+    }
+    const double n = (double)out.points;
+    out.centroid = (psb_vec3){sum.x / n, sum.y / n, sum.z / n};
+    double distance = 0.0;
+    for (int b = 0; b < bodies; b++) {
+        const psb_vec3 *x = psb_body_positions(world, b);
+        for (int i = 0; i < psb_body_point_count(world, b); i++) {
+            const double dx = x[i].x - out.centroid.x;
+            const double dy = x[i].y - out.centroid.y;
+            const double dz = x[i].z - out.centroid.z;
+            distance += sqrt(dx * dx + dy * dy + dz * dz);
+        }
+    }
+    out.mean_radius = distance / n;
+    return out;
+}
+
+psb_sim_state psb_sim_measure(const psb_world *world) {
+    const int bodies = psb_world_body_count(world);
+    if (bodies != 1) {
+        return combine(world, bodies);
+    }
+    // One body: its own figures, bit for bit.
+    const psb_body_state s = psb_body_measure(world, 0);
+    return (psb_sim_state){
+        .bodies = 1,
+        .points = psb_body_point_count(world, 0),
+        .volume = s.volume,
+        .rest_volume = s.rest_volume,
+        .pressure = s.pressure,
+        .gas_nrt = s.gas_nrt,
+        .mean_radius = s.mean_radius,
+        .centroid = s.centroid,
+        .min_y = s.min_y,
+        .kinetic = s.kinetic,
+        .spring = s.spring,
+        .gas = s.gas,
+        .gravity = s.gravity,
+        .energy = s.energy,
+        .blowups = s.blowups,
+    };
+}
+
+void psb_sim_write_csv_header(FILE *csv) {
+    fputs("t,volume,pressure,kinetic,spring,gas,gravity,energy,"
+          "mean_radius,centroid_x,centroid_y,centroid_z,min_y\n",
+          csv);
+}
+
+void psb_sim_write_csv_row(FILE *csv, double t, const psb_sim_state *s) {
+    fprintf(csv, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", t, s->volume,
+            s->pressure, s->kinetic, s->spring, s->gas, s->gravity, s->energy, s->mean_radius,
+            s->centroid.x, s->centroid.y, s->centroid.z, s->min_y);
+}
+
+void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s) {
+    printf("time=%.9g\n", psb_world_time(world));
+    printf("steps=%ld\n", psb_world_step_count(world));
+    printf("points=%d\n", s->points);
+    printf("volume=%.9g\n", s->volume);
+    printf("pressure=%.9g\n", s->pressure);
+    printf("mean_radius=%.9g\n", s->mean_radius);
+    printf("kinetic=%.9g\n", s->kinetic);
+    printf("spring=%.9g\n", s->spring);
+    printf("gas=%.9g\n", s->gas);
+    printf("gravity_pe=%.9g\n", s->gravity);
+    printf("energy=%.9g\n", s->energy);
+    printf("centroid_x=%.9g\n", s->centroid.x);
+    printf("centroid_y=%.9g\n", s->centroid.y);
+    printf("centroid_z=%.9g\n", s->centroid.z);
+    printf("min_y=%.9g\n", s->min_y);
+    printf("blowups=%d\n", s->blowups);
+    printf("bodies=%d\n", s->bodies);
+}
+
+void psb_sim_print_report(const psb_world *world, const char *what, bool substeps_auto,
+                          const psb_sim_state *s, double wall_seconds) {
+    const psb_params *p = psb_world_params(world);
+    const int bodies = psb_world_body_count(world);
+    bool ring = bodies > 0 && psb_body_get_kind(world, 0) == PSB_RING;
+    long springs = 0;
+    long triangles = 0;
+    for (int b = 0; b < bodies; b++) {
+        int count = 0;
+        psb_body_edges(world, b, &count);
+        springs += count;
+        psb_body_triangles(world, b, &count);
+        triangles += count;
+    }
+    printf("psb sim: %s\n", what);
+    printf("  ");
+    if (bodies != 1) {
+        printf("%d bodies, ", bodies);
+    }
+    printf("%d points, %ld springs", s->points, springs);
+    if (!ring) {
+        printf(", %ld triangles", triangles);
+    }
+    printf("\n  %s, dt %g s in %d sub-steps%s, gravity %g m/s², ",
+           psb_integrator_name(p->integrator), p->dt, p->substeps, substeps_auto ? " (auto)" : "",
+           p->gravity);
+    if (p->floor) {
+        printf("floor at y = %g m\n", p->floor_y);
+    } else {
+        printf("no floor\n");
+    }
+    printf("  ran %ld steps, %g s simulated, in %.3g s\n", psb_world_step_count(world),
+           psb_world_time(world), wall_seconds);
+    const char *volume_unit = ring ? "m² (area)" : "m³";
+    const char *each = bodies > 1 ? ", mean over the bodies" : "";
+    printf("  volume       %.6g %s (rest %.6g)\n", s->volume, volume_unit, s->rest_volume);
+    printf("  pressure     %.6g %s (nRT %g%s)\n", s->pressure, ring ? "N/m" : "Pa", s->gas_nrt,
+           each);
+    printf("  mean radius  %.6g m\n", s->mean_radius);
+    printf("  centroid     (%.6g, %.6g, %.6g) m, lowest point at y = %.6g m\n", s->centroid.x,
+           s->centroid.y, s->centroid.z, s->min_y);
+    printf("  energy       kinetic %.6g, spring %.6g, gas %.6g, gravity %.6g, total %.6g J\n",
+           s->kinetic, s->spring, s->gas, s->gravity, s->energy);
+    printf("  blow-ups     %d\n", s->blowups);
+}

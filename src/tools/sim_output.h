@@ -1,0 +1,54 @@
+// What `psb sim` prints: all the bodies of a world measured together, as
+// key=value lines (--summary), as a short readable report, or as CSV rows.
+#ifndef PSB_SIM_OUTPUT_H
+#define PSB_SIM_OUTPUT_H
+
+#include "psb.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/// The bodies of a world taken together. With one body every field is that
+/// body's own psb_body_state value; with several, extensive quantities are
+/// summed, pressure and nRT averaged over the bodies, and the centroid and
+/// mean radius taken over all points at once.
+typedef struct psb_sim_state {
+    int bodies;         ///< bodies in the world
+    int points;         ///< points of all bodies
+    double volume;      ///< sum of the volumes, m³ (2D: m²)
+    double rest_volume; ///< sum of the rest volumes, m³ (2D: m²)
+    double pressure;    ///< mean over the bodies of nRT / V - P0, Pa (2D: N/m)
+    double gas_nrt;     ///< mean over the bodies of the gas amount in force, J (2D: J/m)
+    double mean_radius; ///< mean distance of all points from their common centroid, m
+    psb_vec3 centroid;  ///< mean of all point positions, m
+    double min_y;       ///< lowest point's height, m
+    double kinetic;     ///< sum of 1/2 m v², J
+    double spring;      ///< sum of the spring energies, J
+    double gas;         ///< sum of -nRT ln V + P0 V, J
+    double gravity;     ///< sum of m g y, J
+    double energy;      ///< kinetic + spring + gas + gravity, summed, J
+    int blowups;        ///< blow-ups of all bodies since creation
+} psb_sim_state;
+
+/// Measures every body of the world and combines them as described above.
+psb_sim_state psb_sim_measure(const psb_world *world);
+
+/// Writes the CSV header line.
+void psb_sim_write_csv_header(FILE *csv);
+
+/// Writes one CSV row for time t (s).
+void psb_sim_write_csv_row(FILE *csv, double t, const psb_sim_state *s);
+
+/// Prints the key=value lines of --summary on stdout: time steps points
+/// volume pressure mean_radius kinetic spring gas gravity_pe energy
+/// centroid_x centroid_y centroid_z min_y blowups bodies.
+void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s);
+
+/// Prints the readable report on stdout: `what` describes the bodies' source
+/// ("icosphere level 3, radius 0.5 m"), substeps_auto says whether the
+/// sub-step count was chosen by `--substeps auto`, wall_seconds is how long
+/// the run took.
+void psb_sim_print_report(const psb_world *world, const char *what, bool substeps_auto,
+                          const psb_sim_state *s, double wall_seconds);
+
+#endif
