@@ -4,8 +4,9 @@
 // The stages run in that order on copies of the caller's arrays; the copies
 // replace the caller's only when every stage has succeeded, so an allocation
 // failure half-way leaves the mesh as it was. Every stage is O(V + F) apart
-// from hole filling, which is O(k^2) in the length k of each hole's loop.
-#include "border_loops.h"
+// from hole filling (fill.c), which is O(k^2) in the length k of each hole's
+// loop.
+#include "fill.h"
 #include "psb_obj.h"
 
 #include <limits.h>
@@ -17,12 +18,6 @@
 // A triangle is degenerate when |(b - a) x (c - a)| <= this * (longest edge)^2,
 // i.e. its height over the longest edge is below this fraction of that edge.
 static const double degenerate_ratio = 1e-12;
-
-// Ear clipping costs O(k^2) for a loop of k points, O(k^3) at worst: after
-// this many point-in-triangle tests in one repair, the remaining loops are
-// closed with fans around their centroids instead, so that no mesh, however
-// made, takes long to fill (a convex loop of 4000 points needs 8 million).
-static const long ear_clip_budget = 10000000;
 
 /// Weld, drop unused/degenerate/duplicate triangles, fix orientation; no hole
 /// filling, no fit.
@@ -39,22 +34,15 @@ psb_repair_options psb_default_repair_options(void) {
     };
 }
 
-// The mesh being repaired: copies of the caller's arrays, with room to grow.
-typedef struct work {
-    psb_vec3 *points;
-    int point_count, point_capacity;
-    int *tris; // 3 per triangle
-    int tri_count, tri_capacity;
-} work;
-
-static void work_free(work *w) {
+// Frees the mesh being repaired (psb_repair_work, see fill.h) and zeroes it.
+static void work_free(psb_repair_work *w) {
     free(w->points);
     free(w->tris);
-    *w = (work){0};
+    *w = (psb_repair_work){0};
 }
 
-// Makes room for `points` more points and `tris` more triangles.
-static bool work_reserve(work *w, int points, int tris) {
+/// Makes room for `points` more points and `tris` more triangles; see fill.h.
+bool psb_repair_work_reserve(psb_repair_work *w, int points, int tris) {
     if (w->point_count + points > w->point_capacity) {
         int capacity = w->point_count + points;
         psb_vec3 *p = realloc(w->points, (size_t)capacity * sizeof *p);
@@ -75,58 +63,6 @@ static bool work_reserve(work *w, int points, int tris) {
     }
     return true;
 }
-
-static psb_vec3 vsub(psb_vec3 a, psb_vec3 b) {
-    return (psb_vec3){a.x - b.x, a.y - b.y, a.z - b.z};
-}
-
-static psb_vec3 vcross(psb_vec3 a, psb_vec3 b) {
-    return (psb_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-
-static double vdot(psb_vec3 a, psb_vec3 b) {
-    return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-
-// A 64-bit finaliser (MurmurHash3's), so nearby keys land far apart.
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
-// A power of two at least twice n, for open addressing with linear probing.
-static size_t table_size(size_t n) {
-    size_t size = 16;
-    while (size < 2 * n) {
-        size *= 2;
-    }
-    return size;
-}
-
-// Union-find root with path halving. The root is always the smallest index
-// of its set (see unite_min), so "the first point" represents a welded group.
-static int find_root(int *parent, int x) {
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
-}
-
-static void unite_min(int *parent, int a, int b) {
-    a = find_root(parent, a);
-    b = find_root(parent, b);
-    if (a < b) {
-        parent[b] = a;
-    } else if (b < a) {
-        parent[a] = b;
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Weld
 
@@ -146,7 +82,7 @@ static bool same_position(psb_vec3 a, psb_vec3 b) {
 }
 
 // Exact weld: parent[v] is the first point with v's position.
-static bool weld_exact(const work *w, int *parent) {
+static bool weld_exact(const psb_repair_work *w, int *parent) {
     size_t size = table_size((size_t)w->point_count), mask = size - 1;
     int *table = malloc(size * sizeof *table);
     if (!table) {
@@ -198,7 +134,7 @@ static size_t cell_slot(const grid_cell *table, size_t mask, int64_t x, int64_t 
 // one group, represented by its first point. A grid of cells of size tol puts
 // every such pair in the same or neighbouring cells: each point is compared
 // with the points already filed in the 27 cells around its own.
-static bool weld_tolerance(const work *w, double tol, int *parent) {
+static bool weld_tolerance(const psb_repair_work *w, double tol, int *parent) {
     int n = w->point_count;
     size_t size = table_size((size_t)n), mask = size - 1;
     grid_cell *table = malloc(size * sizeof *table);
@@ -245,7 +181,7 @@ static bool weld_tolerance(const work *w, double tol, int *parent) {
 
 // Keeps the first point of each group (at its own position), renumbers the
 // points in order and the triangles' corners after them.
-static bool weld(work *w, double tol, int *welded) {
+static bool weld(psb_repair_work *w, double tol, int *welded) {
     int n = w->point_count;
     int *parent = malloc((size_t)(n > 0 ? n : 1) * sizeof *parent);
     if (!parent || !(tol > 0.0 ? weld_tolerance(w, tol, parent) : weld_exact(w, parent))) {
@@ -278,7 +214,7 @@ static bool weld(work *w, double tol, int *welded) {
 // ---------------------------------------------------------------------------
 // Degenerate, duplicate and unused
 
-static bool degenerate(const work *w, const int *t) {
+static bool degenerate(const psb_repair_work *w, const int *t) {
     if (t[0] == t[1] || t[1] == t[2] || t[2] == t[0]) {
         return true;
     }
@@ -290,7 +226,7 @@ static bool degenerate(const work *w, const int *t) {
     return vdot(n, n) <= degenerate_ratio * degenerate_ratio * longest * longest;
 }
 
-static int drop_degenerate(work *w) {
+static int drop_degenerate(psb_repair_work *w) {
     int kept = 0;
     for (int f = 0; f < w->tri_count; f++) {
         const int *t = w->tris + 3 * f;
@@ -327,7 +263,7 @@ static int sorted_corners(const int *t, int *s) {
 // non-manifold. So the windings of each set of corners are summed (+1 and -1):
 // a sum of 0 drops them all, otherwise the first triangle of the winding in
 // the majority is kept.
-static bool drop_duplicates(work *w, int *dropped) {
+static bool drop_duplicates(psb_repair_work *w, int *dropped) {
     int m = w->tri_count;
     size_t size = table_size((size_t)m), mask = size - 1;
     int *table = malloc(size * sizeof *table); // first triangle of each set, -1: empty
@@ -379,7 +315,7 @@ static bool drop_duplicates(work *w, int *dropped) {
 }
 
 // Drops points no triangle uses, keeping the others in order.
-static bool drop_unused(work *w, int *dropped) {
+static bool drop_unused(psb_repair_work *w, int *dropped) {
     int n = w->point_count;
     int *index = calloc((size_t)(n > 0 ? n : 1), sizeof *index);
     if (!index) {
@@ -405,27 +341,16 @@ static bool drop_unused(work *w, int *dropped) {
 }
 
 // ---------------------------------------------------------------------------
-// Edges: the half-edges (3 f + k: corner k of triangle f to corner k + 1)
-// grouped by undirected edge. Flipping a triangle changes which half-edge
-// index names which edge, so the grouping records each triangle's edges as a
-// set (edge_of) and each edge's ends (lo < hi); the direction in which a
-// triangle walks an edge is read from its corners when needed.
+// Edges: the half-edges grouped by undirected edge (psb_repair_edges, see
+// fill.h), one table for the orientation and the hole filling.
 
-typedef struct edges {
-    int count;
-    int *first;   // count + 1 offsets into half
-    int *half;    // half-edges grouped by edge
-    int *edge_of; // the edge of each half-edge
-    int *lo, *hi; // the ends of each edge
-} edges;
-
-static void edges_free(edges *e) {
+static void edges_free(psb_repair_edges *e) {
     free(e->first);
     free(e->half);
     free(e->edge_of);
     free(e->lo);
     free(e->hi);
-    *e = (edges){0};
+    *e = (psb_repair_edges){0};
 }
 
 static void half_edge_ends(const int *tris, int h, int *lo, int *hi) {
@@ -436,8 +361,8 @@ static void half_edge_ends(const int *tris, int h, int *lo, int *hi) {
 
 // Two stable counting sorts, by the larger end then by the smaller, put equal
 // edges side by side in O(V + F).
-static bool edges_build(const work *w, edges *e) {
-    *e = (edges){0};
+static bool edges_build(const psb_repair_work *w, psb_repair_edges *e) {
+    *e = (psb_repair_edges){0};
     int hcount = 3 * w->tri_count, n = w->point_count;
     size_t hsize = (size_t)(hcount > 0 ? hcount : 1);
     int *count = malloc((size_t)(n + 1) * sizeof *count);
@@ -489,12 +414,6 @@ static bool edges_build(const work *w, edges *e) {
     free(tmp);
     return true;
 }
-
-// True if triangle t walks from u to v.
-static bool walks(const int *t, int u, int v) {
-    return (t[0] == u && t[1] == v) || (t[1] == u && t[2] == v) || (t[2] == u && t[0] == v);
-}
-
 // ---------------------------------------------------------------------------
 // Orientation
 
@@ -504,7 +423,8 @@ static bool walks(const int *t, int u, int v) {
 // patch is a set of triangles joined by manifold edges. patch[f] receives the
 // patch of each triangle and flipped[f] is set for each one turned; returns
 // the number of patches.
-static int orient_patches(work *w, const edges *e, int *patch, int *queue, unsigned char *flipped) {
+static int orient_patches(psb_repair_work *w, const psb_repair_edges *e, int *patch, int *queue,
+                          unsigned char *flipped) {
     int patches = 0;
     for (int f = 0; f < w->tri_count; f++) {
         patch[f] = -1;
@@ -553,7 +473,8 @@ static int orient_patches(work *w, const edges *e, int *patch, int *queue, unsig
 // that, weighted by area, its triangles face away from its centre, which is
 // right for anything that is nearly closed (a scan with holes in its base).
 // flipped[f] is toggled for each triangle turned.
-static bool orient_outward(work *w, const int *patch, int patches, unsigned char *flipped) {
+static bool orient_outward(psb_repair_work *w, const int *patch, int patches,
+                           unsigned char *flipped) {
     double *sum = calloc((size_t)(patches > 0 ? patches : 1) * 4, sizeof *sum);
     if (!sum) {
         return false;
@@ -621,281 +542,14 @@ static bool count_flips(const int *patch, int patches, const unsigned char *flip
     return true;
 }
 
-// ---------------------------------------------------------------------------
-// Hole filling
-
-// A set of undirected edges (lo, hi), open addressing, fixed capacity.
-typedef struct edge_set {
-    uint64_t *keys; // (lo << 32 | hi) + 1; 0: empty
-    size_t mask;
-} edge_set;
-
-static uint64_t edge_key(int a, int b) {
-    uint64_t lo = (uint64_t)(a < b ? a : b), hi = (uint64_t)(a < b ? b : a);
-    return (lo << 32 | hi) + 1;
-}
-
-// The slot holding the edge, or the empty slot where it would go.
-static size_t edge_set_slot(const edge_set *s, uint64_t key) {
-    size_t slot = (size_t)mix64(key) & s->mask;
-    while (s->keys[slot] != 0 && s->keys[slot] != key) {
-        slot = (slot + 1) & s->mask;
-    }
-    return slot;
-}
-
-static bool edge_set_has(const edge_set *s, int a, int b) {
-    uint64_t key = edge_key(a, b);
-    return s->keys[edge_set_slot(s, key)] == key;
-}
-
-static void edge_set_add(edge_set *s, int a, int b) {
-    uint64_t key = edge_key(a, b);
-    s->keys[edge_set_slot(s, key)] = key;
-}
-
-// Scratch for one loop at a time, sized for the longest.
-typedef struct polygon {
-    int count;
-    int *point; // mesh point of each polygon corner, in the filling triangles' order
-    int *prev;  // the corners not yet clipped, as a doubly linked ring
-    int *next;
-    double *x, *y;  // the corners projected on the loop's plane
-    int *triangles; // 3 polygon corners per triangle made
-    long budget;    // point-in-triangle tests left for ear clipping
-} polygon;
-
-static double orient2(const polygon *p, int a, int b, int c) {
-    return (p->x[b] - p->x[a]) * (p->y[c] - p->y[a]) - (p->y[b] - p->y[a]) * (p->x[c] - p->x[a]);
-}
-
-// Projects the polygon on the plane through its centroid normal to its
-// Newell normal n = sum (p_j - c) x (p_{j+1} - c), in axes u, v with
-// u x v = n / |n|, so that the polygon winds counter-clockwise in (x, y).
-static void project(polygon *p, const psb_vec3 *points, psb_vec3 *centroid) {
-    psb_vec3 c = {0.0, 0.0, 0.0}, n = {0.0, 0.0, 0.0};
-    for (int j = 0; j < p->count; j++) {
-        psb_vec3 q = points[p->point[j]];
-        c = (psb_vec3){c.x + q.x / p->count, c.y + q.y / p->count, c.z + q.z / p->count};
-    }
-    for (int j = 0; j < p->count; j++) {
-        psb_vec3 a = vsub(points[p->point[j]], c);
-        psb_vec3 b = vsub(points[p->point[(j + 1) % p->count]], c);
-        psb_vec3 ab = vcross(a, b);
-        n = (psb_vec3){n.x + ab.x, n.y + ab.y, n.z + ab.z};
-    }
-    double len = sqrt(vdot(n, n));
-    n = len > 0.0 ? (psb_vec3){n.x / len, n.y / len, n.z / len} : (psb_vec3){0.0, 0.0, 1.0};
-    // u: the axis least aligned with n, made perpendicular to it.
-    psb_vec3 axis = fabs(n.x) <= fabs(n.y) && fabs(n.x) <= fabs(n.z) ? (psb_vec3){1.0, 0.0, 0.0}
-                    : fabs(n.y) <= fabs(n.z)                         ? (psb_vec3){0.0, 1.0, 0.0}
-                                                                     : (psb_vec3){0.0, 0.0, 1.0};
-    psb_vec3 u = vcross(axis, n);
-    double ulen = sqrt(vdot(u, u));
-    u = (psb_vec3){u.x / ulen, u.y / ulen, u.z / ulen};
-    psb_vec3 v = vcross(n, u);
-    for (int j = 0; j < p->count; j++) {
-        psb_vec3 q = vsub(points[p->point[j]], c);
-        p->x[j] = vdot(q, u);
-        p->y[j] = vdot(q, v);
-    }
-    *centroid = c;
-}
-
-// Whether corner i (between a and c) is an ear: convex, its diagonal a-c not
-// an edge already (that would make an edge of three triangles), and no other
-// remaining corner inside or on the triangle a-i-c.
-static bool is_ear(polygon *p, const edge_set *set, int i, int remaining) {
-    int a = p->prev[i], c = p->next[i];
-    if (orient2(p, a, i, c) <= 0.0) {
-        return false;
-    }
-    if (remaining > 3 && edge_set_has(set, p->point[a], p->point[c])) {
-        return false;
-    }
-    for (int j = p->next[c]; j != a; j = p->next[j]) {
-        if (--p->budget < 0) {
-            return false;
-        }
-        if (orient2(p, a, i, j) >= 0.0 && orient2(p, i, c, j) >= 0.0 &&
-            orient2(p, c, a, j) >= 0.0) {
-            return false;
-        }
-    }
-    return true;
-}
-
-// Ear clipping; returns the number of triangles (count - 2), or -1 when it
-// finds no ear (a polygon that is not simple in its projection).
-static int ear_clip(polygon *p, const edge_set *set) {
-    int n = p->count, made = 0;
-    for (int j = 0; j < n; j++) {
-        p->prev[j] = (j + n - 1) % n;
-        p->next[j] = (j + 1) % n;
-    }
-    int i = 0, remaining = n, tries = 0;
-    while (remaining > 3) {
-        if (tries > remaining || p->budget < 0) {
-            return -1;
-        }
-        if (!is_ear(p, set, i, remaining)) {
-            i = p->next[i];
-            tries++;
-            continue;
-        }
-        int a = p->prev[i], c = p->next[i];
-        p->triangles[3 * made] = a;
-        p->triangles[3 * made + 1] = i;
-        p->triangles[3 * made + 2] = c;
-        made++;
-        p->next[a] = c;
-        p->prev[c] = a;
-        remaining--;
-        tries = 0;
-        i = c;
-    }
-    p->triangles[3 * made] = p->prev[i];
-    p->triangles[3 * made + 1] = i;
-    p->triangles[3 * made + 2] = p->next[i];
-    return made + 1;
-}
-
-// Closes one loop: ear clipping in the loop's plane, or when that fails (or
-// its budget is spent) a fan of triangles around a new point at its
-// centroid, which cannot clash with any edge. Both keep the polygon's order,
-// which is the reverse of the border half-edges, so every border edge is
-// walked once each way and the result is manifold and consistently wound.
-static void fill_polygon(work *w, polygon *p, edge_set *set, int *fill_triangles) {
-    psb_vec3 centroid;
-    project(p, w->points, &centroid);
-    // A convex loop of k points takes about k^2 / 2 tests: when even that is
-    // past the budget, go straight to the fan.
-    int made = (long)p->count * p->count / 2 <= p->budget ? ear_clip(p, set) : -1;
-    if (made >= 0) {
-        for (int k = 0; k < made; k++) {
-            int *t = w->tris + 3 * w->tri_count++;
-            for (int c = 0; c < 3; c++) {
-                t[c] = p->point[p->triangles[3 * k + c]];
-            }
-            edge_set_add(set, t[0], t[2]);
-        }
-        *fill_triangles += made;
-        return;
-    }
-    int centre = w->point_count++;
-    w->points[centre] = centroid;
-    for (int j = 0; j < p->count; j++) {
-        int *t = w->tris + 3 * w->tri_count++;
-        t[0] = p->point[j];
-        t[1] = p->point[(j + 1) % p->count];
-        t[2] = centre;
-        edge_set_add(set, t[0], centre);
-    }
-    *fill_triangles += p->count;
-}
-
-static void polygon_free(polygon *p) {
-    free(p->point);
-    free(p->prev);
-    free(p->next);
-    free(p->x);
-    free(p->y);
-    free(p->triangles);
-}
-
-// Finds the border loops (psb_border_loops_find, the same loops the
-// topology report counts) and closes every closed one. Chains that do not
-// close (the triangles on either side disagree in orientation) stay open.
-// With patch (the patch of each triangle, room for `border` more), the
-// patches around each loop merge into one, which the new triangles join.
-static bool fill_holes(work *w, const edges *e, int border, int *patch, int patches, int *holes,
-                       int *fill_triangles) {
-    size_t nb = (size_t)border;
-    int *from = malloc(nb * sizeof *from), *to = malloc(nb * sizeof *to);
-    int *face = malloc(nb * sizeof *face); // the triangle on each border half-edge
-    int *merge = malloc((size_t)(patches > 0 ? patches : 1) * sizeof *merge);
-    size_t size = table_size((size_t)e->count + 2 * nb);
-    edge_set set = {calloc(size, sizeof(uint64_t)), size - 1};
-    psb_border_loops loops = {0};
-    polygon p = {.budget = ear_clip_budget};
-    bool ok = from && to && face && merge && set.keys;
-    if (ok) {
-        int k = 0;
-        for (int i = 0; i < e->count; i++) {
-            edge_set_add(&set, e->lo[i], e->hi[i]);
-            if (e->first[i + 1] - e->first[i] == 1) {
-                face[k] = e->half[e->first[i]] / 3;
-                bool forward = walks(w->tris + 3 * face[k], e->lo[i], e->hi[i]);
-                from[k] = forward ? e->lo[i] : e->hi[i];
-                to[k++] = forward ? e->hi[i] : e->lo[i];
-            }
-        }
-        for (int q = 0; q < patches; q++) {
-            merge[q] = q;
-        }
-        ok = psb_border_loops_find(w->point_count, from, to, border, &loops) == PSB_OK;
-    }
-    int longest = 0;
-    for (int l = 0; ok && l < loops.count; l++) {
-        int length = loops.start[l + 1] - loops.start[l];
-        longest = length > longest ? length : longest;
-    }
-    if (ok) {
-        size_t n = (size_t)longest;
-        p.point = malloc(n * sizeof *p.point);
-        p.prev = malloc(n * sizeof *p.prev);
-        p.next = malloc(n * sizeof *p.next);
-        p.x = malloc(n * sizeof *p.x);
-        p.y = malloc(n * sizeof *p.y);
-        p.triangles = malloc(3 * n * sizeof *p.triangles);
-        // At most one new point per loop and one triangle per border edge.
-        ok = p.point && p.prev && p.next && p.x && p.y && p.triangles &&
-             work_reserve(w, loops.count, border);
-    }
-    for (int l = 0; ok && l < loops.count; l++) {
-        // A loop of one half-edge is the edge a -> a of a degenerate triangle
-        // (kept when drop_degenerate is off): nothing to fill.
-        if (!loops.closed[l] || loops.start[l + 1] - loops.start[l] < 3) {
-            continue;
-        }
-        // The border half-edges run v0 -> v1 -> ... -> v(k-1) -> v0; the
-        // filling triangles must walk them back: v(k-1), ..., v1, v0.
-        const int *loop = loops.order + loops.start[l];
-        p.count = loops.start[l + 1] - loops.start[l];
-        for (int j = 0; j < p.count; j++) {
-            p.point[j] = from[loop[p.count - 1 - j]];
-        }
-        int first_new = w->tri_count;
-        fill_polygon(w, &p, &set, fill_triangles);
-        (*holes)++;
-        for (int j = 0; patch && j < p.count; j++) {
-            unite_min(merge, patch[face[loop[0]]], patch[face[loop[j]]]);
-        }
-        for (int f = first_new; patch && f < w->tri_count; f++) {
-            patch[f] = patch[face[loop[0]]];
-        }
-    }
-    for (int f = 0; ok && patch && f < w->tri_count; f++) {
-        patch[f] = find_root(merge, patch[f]);
-    }
-    polygon_free(&p);
-    psb_border_loops_free(&loops);
-    free(set.keys);
-    free(from);
-    free(to);
-    free(face);
-    free(merge);
-    return ok;
-}
-
 // Orientation and hole filling, on one table of edges: flipping a triangle
 // does not change which edges there are, and the filling keeps track of the
 // patches it joins. Winding is made consistent and outward first, so that the
 // holes' borders run one way and the filling sees the very loops that the
 // topology report of the result without filling counts; a patch the filling
 // closed is then checked once more by its volume.
-static bool orient_and_fill(work *w, const psb_repair_options *o, psb_repair_report *r) {
-    edges e;
+static bool orient_and_fill(psb_repair_work *w, const psb_repair_options *o, psb_repair_report *r) {
+    psb_repair_edges e;
     if (!edges_build(w, &e)) {
         return false;
     }
@@ -915,8 +569,8 @@ static bool orient_and_fill(work *w, const psb_repair_options *o, psb_repair_rep
     }
     if (ok && o->fill_holes && border > 0) {
         int filled = r->holes_filled;
-        ok = fill_holes(w, &e, border, o->fix_orientation ? patch : NULL, patches, &r->holes_filled,
-                        &r->fill_triangles);
+        ok = psb_repair_fill_holes(w, &e, border, o->fix_orientation ? patch : NULL, patches,
+                                   &r->holes_filled, &r->fill_triangles);
         // A patch the filling closed has a true volume now: check its sign.
         if (ok && o->fix_orientation && r->holes_filled > filled) {
             ok = orient_outward(w, patch, patches, flipped);
@@ -937,7 +591,7 @@ static bool orient_and_fill(work *w, const psb_repair_options *o, psb_repair_rep
 
 // Centres the bounding box on the origin and scales so the farthest point is
 // `radius` from it. Returns the scale.
-static double fit(work *w, double radius) {
+static double fit(psb_repair_work *w, double radius) {
     if (w->point_count == 0) {
         return 1.0;
     }
@@ -1011,7 +665,8 @@ static psb_status check_input(const psb_mesh *mesh, const psb_repair_options *o,
 }
 
 // The stages in order; false on an allocation failure.
-static bool repair_stages(work *w, const psb_repair_options *o, bool shell, psb_repair_report *r) {
+static bool repair_stages(psb_repair_work *w, const psb_repair_options *o, bool shell,
+                          psb_repair_report *r) {
     if (shell) {
         if (o->weld && !weld(w, o->weld_tolerance, &r->welded)) {
             return false;
@@ -1052,8 +707,8 @@ psb_status psb_mesh_repair(psb_mesh *mesh, const psb_repair_options *options,
     }
     bool shell = mesh->kind == PSB_SHELL;
     int n = mesh->point_count, m = shell ? mesh->triangle_count : 0;
-    work w = {0};
-    bool ok = work_reserve(&w, n, m);
+    psb_repair_work w = {0};
+    bool ok = psb_repair_work_reserve(&w, n, m);
     if (ok) {
         if (n > 0) {
             memcpy(w.points, mesh->points, (size_t)n * sizeof *w.points);
