@@ -135,15 +135,23 @@ static void *carve(carver *c, size_t bytes) {
 
 // Lays out every array of b; with c->base NULL this only adds up the size.
 static void lay_out(psb_body *b, carver *c) {
-    const size_t n = (size_t)b->n;
-    const size_t vec = n * sizeof(psb_vec3);
-    psb_vec3 **vecs[] = {&b->x,  &b->v,  &b->f,      &b->grad,   &b->rest,   &b->x0,    &b->v0,
-                         &b->dx, &b->dv, &b->x_good, &b->v_good, &b->x_init, &b->v_init};
-    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
-        *vecs[i] = carve(c, vec);
+    const size_t n = (size_t)b->n, pad = (size_t)b->n_pad;
+    double **soa[] = {b->x,  b->v,  b->f,      b->grad,   b->x0,     b->v0,
+                      b->dx, b->dv, b->x_good, b->x_next, b->x_init, b->v_init};
+    for (size_t a = 0; a < sizeof soa / sizeof soa[0]; a++) {
+        for (int k = 0; k < 3; k++) {
+            soa[a][k] = carve(c, pad * sizeof(double));
+        }
     }
-    b->mass = carve(c, n * sizeof(double));
-    b->inv_mass = carve(c, n * sizeof(double));
+    b->mass = carve(c, pad * sizeof(double));
+    b->inv_mass = carve(c, pad * sizeof(double));
+    b->vol_part = carve(c, (size_t)b->chunk_count * sizeof(double));
+    b->x_pub = carve(c, n * sizeof(psb_vec3));
+    b->v_pub = carve(c, n * sizeof(psb_vec3));
+    b->rest = carve(c, n * sizeof(psb_vec3));
+    b->mass_pub = carve(c, n * sizeof(double));
+    b->order = carve(c, n * sizeof(int));
+    b->rank = carve(c, n * sizeof(int));
     b->rest_length = carve(c, (size_t)b->spring_count * sizeof(double));
     b->springs = carve(c, (size_t)b->spring_count * 2 * sizeof(int));
     b->tris = carve(c, (size_t)b->tri_count * 3 * sizeof(int));
@@ -158,8 +166,9 @@ static psb_vec3 sub(psb_vec3 a, psb_vec3 b) {
 
 void body_update_masses(psb_body *b) {
     const double total = b->params.mass;
+    double *mass = b->mass_pub;
     for (int i = 0; i < b->n; i++) {
-        b->mass[i] = 0.0;
+        mass[i] = 0.0;
     }
     double sum = 0.0;
     if (b->params.mass_by_area) {
@@ -169,8 +178,8 @@ void body_update_masses(psb_body *b) {
             for (int i = 0; i < b->n; i++) {
                 const int j = i + 1 == b->n ? 0 : i + 1;
                 const double half = 0.5 * length(sub(b->rest[j], b->rest[i]));
-                b->mass[i] += half;
-                b->mass[j] += half;
+                mass[i] += half;
+                mass[j] += half;
                 sum += 2.0 * half;
             }
         } else {
@@ -182,7 +191,7 @@ void body_update_masses(psb_body *b) {
                                      u.x * w.y - u.y * w.x};
                 const double third = length(cr) / 6.0; // area / 3
                 for (int k = 0; k < 3; k++) {
-                    b->mass[c[k]] += third;
+                    mass[c[k]] += third;
                 }
                 sum += 3.0 * third;
             }
@@ -192,22 +201,61 @@ void body_update_masses(psb_body *b) {
     // infinite acceleration): give it the smallest area any point has.
     double smallest = INFINITY;
     for (int i = 0; i < b->n; i++) {
-        if (b->mass[i] > 0.0) {
-            smallest = fmin(smallest, b->mass[i]);
+        if (mass[i] > 0.0) {
+            smallest = fmin(smallest, mass[i]);
         }
     }
     if (sum > 0.0) {
         for (int i = 0; i < b->n; i++) {
-            if (!(b->mass[i] > 0.0)) {
-                b->mass[i] = smallest;
+            if (!(mass[i] > 0.0)) {
+                mass[i] = smallest;
                 sum += smallest;
             }
         }
     }
     for (int i = 0; i < b->n; i++) {
         // Uniform split, also the fallback if the rest shape has no area.
-        b->mass[i] = sum > 0.0 ? total * b->mass[i] / sum : total / b->n;
-        b->inv_mass[i] = 1.0 / b->mass[i];
+        mass[i] = sum > 0.0 ? total * mass[i] / sum : total / b->n;
+    }
+    // The internal copy; the padding points stay massless and still.
+    for (int k = 0; k < b->n_pad; k++) {
+        b->mass[k] = k < b->n ? mass[b->order[k]] : 0.0;
+        b->inv_mass[k] = k < b->n ? 1.0 / b->mass[k] : 0.0;
+    }
+}
+
+void body_publish(psb_body *b, int i0, int i1) {
+    // In public order: the writes stream, the reads jump (they are cheaper).
+    const int end = i1 < b->n ? i1 : b->n;
+    for (int i = i0; i < end; i++) {
+        const int k = b->rank[i];
+        b->x_pub[i] = (psb_vec3){b->x[0][k], b->x[1][k], b->x[2][k]};
+        b->v_pub[i] = (psb_vec3){b->v[0][k], b->v[1][k], b->v[2][k]};
+    }
+}
+
+void body_snapshot(psb_body *b) {
+    psb_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
+    for (int k = 0; k < b->n; k++) {
+        const psb_vec3 p = {b->x[0][k], b->x[1][k], b->x[2][k]};
+        lo = (psb_vec3){fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z)};
+        hi = (psb_vec3){fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z)};
+    }
+    for (int c = 0; c < 3; c++) {
+        memcpy(b->x_good[c], b->x[c], (size_t)b->n_pad * sizeof(double));
+    }
+    b->good_size = length(sub(hi, lo));
+}
+
+void body_unpublish(psb_body *b) {
+    for (int k = 0; k < b->n; k++) {
+        const psb_vec3 x = b->x_pub[b->order[k]], v = b->v_pub[b->order[k]];
+        b->x[0][k] = x.x;
+        b->x[1][k] = x.y;
+        b->x[2][k] = x.z;
+        b->v[0][k] = v.x;
+        b->v[1][k] = v.y;
+        b->v[2][k] = v.z;
     }
 }
 
@@ -225,6 +273,9 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
     }
     b->kind = def->kind;
     b->n = def->point_count;
+    b->n_pad = (b->n + LANES - 1) / LANES * LANES;
+    b->block_count = b->n_pad / LANES;
+    b->chunk_count = (b->block_count + CHUNK_BLOCKS - 1) / CHUNK_BLOCKS;
     b->tri_count = def->kind == PSB_SHELL ? def->triangle_count : 0;
     b->params = def->params;
     b->grab_point = -1;
@@ -254,6 +305,8 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
                       def->point_count);
         return NULL;
     }
+    // Everything starts at zero, the padding points included.
+    memset(c.base, 0, c.used);
     c.used = 0;
     lay_out(b, &c);
 
@@ -261,13 +314,11 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
     for (int i = 0; i < b->n; i++) {
         const psb_vec3 p = def->points[i];
         const psb_vec3 r = def->rest_points ? def->rest_points[i] : p;
-        b->x[i] =
+        b->x_pub[i] =
             (psb_vec3){p.x + def->offset.x, p.y + def->offset.y, ring ? 0.0 : p.z + def->offset.z};
         b->rest[i] =
             (psb_vec3){r.x + def->offset.x, r.y + def->offset.y, ring ? 0.0 : r.z + def->offset.z};
-        b->v[i] = (psb_vec3){def->velocity.x, def->velocity.y, ring ? 0.0 : def->velocity.z};
-        b->f[i] = (psb_vec3){0.0, 0.0, 0.0};
-        b->grad[i] = (psb_vec3){0.0, 0.0, 0.0};
+        b->v_pub[i] = (psb_vec3){def->velocity.x, def->velocity.y, ring ? 0.0 : def->velocity.z};
     }
     if (ring) {
         for (int i = 0; i < b->n; i++) {
@@ -325,18 +376,25 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
                       ring ? "points" : "triangles", ring ? "an area of" : "a volume of", v);
         return NULL;
     }
+    if (body_build_fans(b, err) != PSB_OK) {
+        body_destroy(b);
+        return NULL;
+    }
     body_update_masses(b);
-    memcpy(b->x_init, b->x, (size_t)b->n * sizeof(psb_vec3));
-    memcpy(b->v_init, b->v, (size_t)b->n * sizeof(psb_vec3));
-    memcpy(b->x_good, b->x, (size_t)b->n * sizeof(psb_vec3));
-    memcpy(b->v_good, b->v, (size_t)b->n * sizeof(psb_vec3));
-    b->volume = body_volume(b, b->x);
+    body_unpublish(b);
+    for (int k = 0; k < 3; k++) {
+        memcpy(b->x_init[k], b->x[k], (size_t)b->n_pad * sizeof(double));
+        memcpy(b->v_init[k], b->v[k], (size_t)b->n_pad * sizeof(double));
+    }
+    body_snapshot(b);
+    b->volume = body_volume(b, b->x_pub);
     b->nrt = body_gas_nrt(b, time);
     return b;
 }
 
 void body_destroy(psb_body *b) {
     if (b) {
+        free(b->fan_block);
         free(b->block);
         free(b);
     }

@@ -70,21 +70,34 @@ static void resolve_sphere(psb_vec3 centre, double radius, const psb_params *p, 
     resolve(x, v, n, radius - dist, p->restitution, keep);
 }
 
-void body_collide(psb_body *b, const psb_world *w, double h) {
+bool world_has_obstacles(const psb_world *w) {
+    return w->params.walls || w->sphere_count > 0;
+}
+
+void body_collide(psb_body *b, const psb_world *w, int i0, int i1, double h, bool with_floor) {
     const psb_params *p = &w->params;
     const double keep = exp(-p->friction * h);
     const bool ring = b->kind == PSB_RING;
-    for (int i = 0; i < b->n; i++) {
-        psb_vec3 *x = &b->x[i];
-        psb_vec3 *v = &b->v[i];
-        if (p->floor && x->y < p->floor_y) {
-            resolve(x, v, (psb_vec3){0.0, 1.0, 0.0}, p->floor_y - x->y, p->restitution, keep);
+    const bool floor = with_floor && p->floor;
+    const int end = i1 < b->n ? i1 : b->n;
+    for (int k = i0; k < end; k++) {
+        psb_vec3 x = {b->x[0][k], b->x[1][k], b->x[2][k]};
+        psb_vec3 v = {b->v[0][k], b->v[1][k], b->v[2][k]};
+        if (floor && x.y < p->floor_y) {
+            resolve(&x, &v, (psb_vec3){0.0, 1.0, 0.0}, p->floor_y - x.y, p->restitution, keep);
+            x.y = p->floor_y; // exactly on it, not a rounding below
         }
         if (p->walls) {
-            resolve_walls(p, x, v, ring, keep);
+            resolve_walls(p, &x, &v, ring, keep);
         }
         for (int s = 0; s < w->sphere_count; s++) {
-            resolve_sphere(w->sphere_centre[s], w->sphere_radius[s], p, x, v, ring, keep);
+            resolve_sphere(w->sphere_centre[s], w->sphere_radius[s], p, &x, &v, ring, keep);
         }
+        b->x[0][k] = x.x;
+        b->x[1][k] = x.y;
+        b->x[2][k] = x.z;
+        b->v[0][k] = v.x;
+        b->v[1][k] = v.y;
+        b->v[2][k] = v.z;
     }
 }

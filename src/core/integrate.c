@@ -1,39 +1,24 @@
 // Time integrators: one sub-step of h for a body, each method on whole arrays.
 //
 // The state is (x, v) with x' = v and v' = a(x, v, t) = F / m. Forces are
-// evaluated in place (body_forces reads b->x, b->v; body_force(b, i) gives
-// the result), so the
-// multi-stage methods keep the start of the step in x0, v0 and the weighted
-// sums of their stages in dx, dv.
+// evaluated in place (body_forces reads b->x, b->v; body_force(b, c, i)
+// gives the result), so the multi-stage methods keep the start of the step
+// in x0, v0 and the weighted sums of their stages in dx, dv. Symplectic
+// Euler, the default, has a fused path: one pass for the forces, one for
+// kick, drift and floor (body_kick_drift), which is also what the threaded
+// step runs.
 #include "internal.h"
 
 // Explicit Euler (the tutorial's): x += h v(t), v += h a(t).
-static void step_euler(psb_body *b, const psb_params *p, double t, double h) {
-    body_forces(b, p, t);
-    for (int i = 0; i < b->n; i++) {
-        const double k = h * b->inv_mass[i];
-        const psb_vec3 f = body_force(b, i);
-        b->x[i].x += h * b->v[i].x;
-        b->x[i].y += h * b->v[i].y;
-        b->x[i].z += h * b->v[i].z;
-        b->v[i].x += k * f.x;
-        b->v[i].y += k * f.y;
-        b->v[i].z += k * f.z;
-    }
-}
-
-// Symplectic (semi-implicit) Euler: v += h a(t), then x += h v(t + h).
-static void step_symplectic(psb_body *b, const psb_params *p, double t, double h) {
-    body_forces(b, p, t);
-    for (int i = 0; i < b->n; i++) {
-        const double k = h * b->inv_mass[i];
-        const psb_vec3 f = body_force(b, i);
-        b->v[i].x += k * f.x;
-        b->v[i].y += k * f.y;
-        b->v[i].z += k * f.z;
-        b->x[i].x += h * b->v[i].x;
-        b->x[i].y += h * b->v[i].y;
-        b->x[i].z += h * b->v[i].z;
+static void step_euler(psb_body *b, const psb_world *w, double t, double h) {
+    body_forces(b, w, t);
+    for (int c = 0; c < 3; c++) {
+        double *x = b->x[c], *v = b->v[c];
+        for (int i = 0; i < b->n; i++) {
+            const double a = b->inv_mass[i] * body_force(b, c, i);
+            x[i] += h * v[i];
+            v[i] += h * a;
+        }
     }
 }
 
@@ -41,17 +26,18 @@ static void step_symplectic(psb_body *b, const psb_params *p, double t, double h
 // the derivative there, dx = w v0, dv = w a0, and moves to the trial state
 // x = x0 + c v0, v = v0 + c a0.
 static void rk_first_stage(psb_body *b, double w, double c) {
-    for (int i = 0; i < b->n; i++) {
-        const psb_vec3 xi = b->x[i], vi = b->v[i];
-        const double m = b->inv_mass[i];
-        const psb_vec3 f = body_force(b, i);
-        const psb_vec3 ai = {m * f.x, m * f.y, m * f.z};
-        b->x0[i] = xi;
-        b->v0[i] = vi;
-        b->dx[i] = (psb_vec3){w * vi.x, w * vi.y, w * vi.z};
-        b->dv[i] = (psb_vec3){w * ai.x, w * ai.y, w * ai.z};
-        b->x[i] = (psb_vec3){xi.x + c * vi.x, xi.y + c * vi.y, xi.z + c * vi.z};
-        b->v[i] = (psb_vec3){vi.x + c * ai.x, vi.y + c * ai.y, vi.z + c * ai.z};
+    for (int k = 0; k < 3; k++) {
+        double *x = b->x[k], *v = b->v[k];
+        for (int i = 0; i < b->n; i++) {
+            const double xi = x[i], vi = v[i];
+            const double ai = b->inv_mass[i] * body_force(b, k, i);
+            b->x0[k][i] = xi;
+            b->v0[k][i] = vi;
+            b->dx[k][i] = w * vi;
+            b->dv[k][i] = w * ai;
+            x[i] = xi + c * vi;
+            v[i] = vi + c * ai;
+        }
     }
 }
 
@@ -59,104 +45,161 @@ static void rk_first_stage(psb_body *b, double w, double c) {
 // current trial state (v_i, a_i): dx += w v_i, dv += w a_i, then the next
 // trial state is x = x0 + c v_i, v = v0 + c a_i.
 static void rk_stage(psb_body *b, double w, double c) {
-    for (int i = 0; i < b->n; i++) {
-        const psb_vec3 vi = b->v[i];
-        const double m = b->inv_mass[i];
-        const psb_vec3 f = body_force(b, i);
-        const psb_vec3 ai = {m * f.x, m * f.y, m * f.z};
-        b->dx[i].x += w * vi.x;
-        b->dx[i].y += w * vi.y;
-        b->dx[i].z += w * vi.z;
-        b->dv[i].x += w * ai.x;
-        b->dv[i].y += w * ai.y;
-        b->dv[i].z += w * ai.z;
-        b->x[i].x = b->x0[i].x + c * vi.x;
-        b->x[i].y = b->x0[i].y + c * vi.y;
-        b->x[i].z = b->x0[i].z + c * vi.z;
-        b->v[i].x = b->v0[i].x + c * ai.x;
-        b->v[i].y = b->v0[i].y + c * ai.y;
-        b->v[i].z = b->v0[i].z + c * ai.z;
+    for (int k = 0; k < 3; k++) {
+        double *x = b->x[k], *v = b->v[k];
+        for (int i = 0; i < b->n; i++) {
+            const double vi = v[i];
+            const double ai = b->inv_mass[i] * body_force(b, k, i);
+            b->dx[k][i] += w * vi;
+            b->dv[k][i] += w * ai;
+            x[i] = b->x0[k][i] + c * vi;
+            v[i] = b->v0[k][i] + c * ai;
+        }
     }
 }
 
 // Final combination: x = x0 + c (dx + w v), v = v0 + c (dv + w a) with the
 // derivative at the last trial state.
 static void rk_finish(psb_body *b, double w, double c) {
-    for (int i = 0; i < b->n; i++) {
-        const double m = b->inv_mass[i];
-        const psb_vec3 f = body_force(b, i);
-        b->x[i].x = b->x0[i].x + c * (b->dx[i].x + w * b->v[i].x);
-        b->x[i].y = b->x0[i].y + c * (b->dx[i].y + w * b->v[i].y);
-        b->x[i].z = b->x0[i].z + c * (b->dx[i].z + w * b->v[i].z);
-        b->v[i].x = b->v0[i].x + c * (b->dv[i].x + w * m * f.x);
-        b->v[i].y = b->v0[i].y + c * (b->dv[i].y + w * m * f.y);
-        b->v[i].z = b->v0[i].z + c * (b->dv[i].z + w * m * f.z);
+    for (int k = 0; k < 3; k++) {
+        double *x = b->x[k], *v = b->v[k];
+        for (int i = 0; i < b->n; i++) {
+            const double m = b->inv_mass[i];
+            const double f = body_force(b, k, i);
+            x[i] = b->x0[k][i] + c * (b->dx[k][i] + w * v[i]);
+            v[i] = b->v0[k][i] + c * (b->dv[k][i] + w * m * f);
+        }
     }
 }
 
 // Heun predictor-corrector: predict with Euler to t + h, then average the
 // slopes at both ends: y1 = y0 + h/2 (k1 + k2).
-static void step_heun(psb_body *b, const psb_params *p, double t, double h) {
-    body_forces(b, p, t);
+static void step_heun(psb_body *b, const psb_world *w, double t, double h) {
+    body_forces(b, w, t);
     rk_first_stage(b, 1.0, h);
-    body_forces(b, p, t + h);
+    body_forces(b, w, t + h);
     rk_finish(b, 1.0, 0.5 * h);
 }
 
 // Classical RK4: y1 = y0 + h/6 (k1 + 2 k2 + 2 k3 + k4).
-static void step_rk4(psb_body *b, const psb_params *p, double t, double h) {
-    body_forces(b, p, t);
+static void step_rk4(psb_body *b, const psb_world *w, double t, double h) {
+    body_forces(b, w, t);
     rk_first_stage(b, 1.0, 0.5 * h);
-    body_forces(b, p, t + 0.5 * h);
+    body_forces(b, w, t + 0.5 * h);
     rk_stage(b, 2.0, 0.5 * h);
-    body_forces(b, p, t + 0.5 * h);
+    body_forces(b, w, t + 0.5 * h);
     rk_stage(b, 2.0, h);
-    body_forces(b, p, t + h);
+    body_forces(b, w, t + h);
     rk_finish(b, 1.0, h / 6.0);
 }
 
 // Velocity Verlet: v += h/2 a(t); x += h v; v += h/2 a(t + h). The second
 // force evaluation sees the half-step velocity, which is what damping gets.
-static void step_verlet(psb_body *b, const psb_params *p, double t, double h) {
-    body_forces(b, p, t);
-    for (int i = 0; i < b->n; i++) {
-        const double k = 0.5 * h * b->inv_mass[i];
-        const psb_vec3 f = body_force(b, i);
-        b->v[i].x += k * f.x;
-        b->v[i].y += k * f.y;
-        b->v[i].z += k * f.z;
-        b->x[i].x += h * b->v[i].x;
-        b->x[i].y += h * b->v[i].y;
-        b->x[i].z += h * b->v[i].z;
+static void step_verlet(psb_body *b, const psb_world *w, double t, double h) {
+    body_forces(b, w, t);
+    for (int c = 0; c < 3; c++) {
+        double *x = b->x[c], *v = b->v[c];
+        for (int i = 0; i < b->n; i++) {
+            v[i] += 0.5 * h * b->inv_mass[i] * body_force(b, c, i);
+            x[i] += h * v[i];
+        }
     }
-    body_forces(b, p, t + h);
-    for (int i = 0; i < b->n; i++) {
-        const double k = 0.5 * h * b->inv_mass[i];
-        const psb_vec3 f = body_force(b, i);
-        b->v[i].x += k * f.x;
-        b->v[i].y += k * f.y;
-        b->v[i].z += k * f.z;
+    body_forces(b, w, t + h);
+    for (int c = 0; c < 3; c++) {
+        double *v = b->v[c];
+        for (int i = 0; i < b->n; i++) {
+            v[i] += 0.5 * h * b->inv_mass[i] * body_force(b, c, i);
+        }
     }
 }
 
-void body_integrate(psb_body *b, const psb_params *p, double t, double h) {
-    switch (p->integrator) {
-    case PSB_EULER:
-        step_euler(b, p, t, h);
-        break;
+void body_kick_drift(psb_body *b, const psb_world *w, int c0, int c1, double t, double h,
+                     double pressure, psb_profile *prof) {
+    const psb_params *p = &w->params;
+    const int i0 = c0 * CHUNK_POINTS;
+    const int i1 = c1 * CHUNK_POINTS < b->n_pad ? c1 * CHUNK_POINTS : b->n_pad;
+    double start = prof ? profile_now() : 0.0;
+    if (b->grab_point >= 0) {
+        // The grab spring acts on one point: whoever updates it adds it.
+        const int k = b->rank[b->grab_point];
+        if (k >= i0 && k < i1) {
+            const psb_vec3 fg = body_grab_force(b, k);
+            b->f[0][k] += fg.x;
+            b->f[1][k] += fg.y;
+            b->f[2][k] += fg.z;
+        }
+    }
+    const kick_args a = {
+        .h = h,
+        .pressure = pressure,
+        .gravity = body_gravity(b, p, t),
+        .floor = p->floor,
+        .floor_y = p->floor_y,
+        .restitution = p->restitution,
+        .keep = exp(-p->friction * h),
+    };
+    w->kernels->kick_drift(b, i0, i1, &a);
+    if (prof) {
+        const double now = profile_now();
+        prof->integrate += now - start;
+        start = now;
+    }
+    if (world_has_obstacles(w)) {
+        body_collide(b, w, i0, i1, h, false);
+    }
+    if (prof) {
+        prof->collide += profile_now() - start;
+    }
+}
+
+// Symplectic (semi-implicit) Euler: v += h a(t), then x += h v(t + h); fused
+// with the floor.
+static void step_symplectic(psb_body *b, const psb_world *w, double t, double h) {
+    psb_profile *prof = b->profile;
+    const double start = prof ? profile_now() : 0.0;
+    w->kernels->forces(b, 0, b->chunk_count);
+    const double mid = prof ? profile_now() : 0.0;
+    b->volume = body_volume_sum(b);
+    b->nrt = body_gas_nrt(b, t);
+    b->pressure = body_pressure(b, b->nrt, b->volume);
+    if (prof) {
+        const double now = profile_now();
+        prof->springs += mid - start;
+        prof->gas += now - mid;
+    }
+    body_kick_drift(b, w, 0, b->chunk_count, t, h, b->pressure, prof);
+}
+
+void body_integrate(psb_body *b, const psb_world *w, double t, double h) {
+    psb_profile *prof = b->profile;
+    const double forces_before = prof ? prof->springs + prof->gas : 0.0;
+    const double start = prof ? profile_now() : 0.0;
+    switch (w->params.integrator) {
     case PSB_SYMPLECTIC_EULER:
-        step_symplectic(b, p, t, h);
+        step_symplectic(b, w, t, h);
+        return; // timed and collided inside
+    case PSB_EULER:
+        step_euler(b, w, t, h);
         break;
     case PSB_HEUN:
-        step_heun(b, p, t, h);
+        step_heun(b, w, t, h);
         break;
     case PSB_RK4:
-        step_rk4(b, p, t, h);
+        step_rk4(b, w, t, h);
         break;
     case PSB_VERLET:
-        step_verlet(b, p, t, h);
+        step_verlet(b, w, t, h);
         break;
     case PSB_INTEGRATOR_COUNT:
         break;
+    }
+    const double mid = prof ? profile_now() : 0.0;
+    if (prof) {
+        // The force stages timed themselves inside the integrator.
+        prof->integrate += mid - start - (prof->springs + prof->gas - forces_before);
+    }
+    body_collide(b, w, 0, b->n, h, true);
+    if (prof) {
+        prof->collide += profile_now() - mid;
     }
 }

@@ -1,77 +1,192 @@
 // Internal layout of the core: shared by the core's own files only.
 //
-// A body keeps its physics state as arrays per attribute (positions,
-// velocities, forces, masses) and its topology (springs, triangles) in
-// separate arrays that a step never changes. Every array is made when the
-// body is created, so a step never allocates.
+// A body keeps two views of its points:
+//
+// - the public view, in the caller's point order, as arrays of psb_vec3
+//   (x_pub, v_pub) that the accessors hand out. It is brought up to date at
+//   the end of every world step and by every call that changes the state;
+// - the internal view that the step works on: positions, velocities and
+//   forces as one array per coordinate (x[0] holds every x, x[1] every y,
+//   x[2] every z), in an order chosen for locality (order[k] is the public
+//   index of internal point k, rank[i] the internal index of public point i),
+//   padded with still points to a whole number of blocks of LANES points.
+//
+// A shell's springs and triangles are stored per point as its "fan": the
+// point's neighbours in counter-clockwise order, so that one pass over the
+// fans gathers both the spring forces and the volume gradient of every point
+// (see fan.c). Everything is made when the body is created, so a step never
+// allocates.
 #ifndef PSB_INTERNAL_H
 #define PSB_INTERNAL_H
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 
 #include "psb.h"
+
+enum {
+    LANES = 8,        // points per block: 8 doubles fill a 512-bit register
+    CHUNK_BLOCKS = 8, // blocks per chunk: the unit of work shared out to threads
+    CHUNK_POINTS = LANES * CHUNK_BLOCKS,
+    FAN_GATHER = INT_MIN, // a fan row whose neighbours do not sit at one common offset
+    REUSE_ROWS = 8,       // the first rows of each block keep their springs' coefficients
+};
 
 typedef struct psb_body {
     psb_body_kind kind;
     int n;            // points
+    int n_pad;        // n rounded up to whole blocks: the length of every internal array
     int spring_count; // springs (unique edges)
     int tri_count;    // triangles (0 for a ring)
+    int block_count;  // n_pad / LANES
+    int chunk_count;  // blocks rounded up to whole chunks
 
-    // State, one entry per point.
-    psb_vec3 *x;      // positions, m
-    psb_vec3 *v;      // velocities, m/s
-    psb_vec3 *f;      // forces other than the gas's, of the last evaluation, N
-    psb_vec3 *grad;   // dV/dx_i of the last evaluation, m² (2D: m); gas force = P grad
-    double *mass;     // kg
-    double *inv_mass; // 1/kg
-
-    // Topology and rest shape: fixed during a step.
+    // Public view, caller's order.
+    psb_vec3 *x_pub;     // positions, m
+    psb_vec3 *v_pub;     // velocities, m/s
+    double *mass_pub;    // kg
     int *springs;        // 2 point indices per spring
     double *rest_length; // m, per spring
     int *tris;           // 3 point indices per triangle (shell only)
     psb_vec3 *rest;      // rest shape, m
 
+    // Internal order: internal point k is public point order[k]; public
+    // point i is internal point rank[i].
+    int *order;
+    int *rank;
+
+    // Internal state, one array per coordinate, n_pad entries each. The
+    // padding points have zero mass, no springs and never move.
+    double *x[3];     // positions, m
+    double *v[3];     // velocities, m/s
+    double *f[3];     // forces other than the gas's, of the last evaluation, N
+    double *grad[3];  // dV/dx_i of the last evaluation, m² (2D: m); gas force = P grad
+    double *mass;     // kg
+    double *inv_mass; // 1/kg (0 for padding)
+    double *vol_part; // per chunk: its points' share of the volume (see fan.c)
+
     // Integrator scratch: the state at the start of the sub-step and the
     // weighted sums of the stages' derivatives (Heun, RK4).
-    psb_vec3 *x0, *v0, *dx, *dv;
+    double *x0[3], *v0[3], *dx[3], *dv[3];
 
-    // Blow-up guard: the state at the start of the world step, and the
-    // state at creation for a full reset.
-    psb_vec3 *x_good, *v_good;
-    psb_vec3 *x_init, *v_init;
+    // Blow-up guard: the positions at the start of the world step, and
+    // where the guard's scan copies the positions at its end, for the next
+    // step (the two swap after each good step). The state at creation, for
+    // a full reset (internal order).
+    double *x_good[3], *x_next[3];
+    double *x_init[3], *v_init[3];
+
+    // A shell's fans (see fan.c): block k's rows are row_start[k] ..
+    // row_start[k + 1] - 1; row r holds, for each of the block's LANES
+    // points, one neighbour (row_index[LANES r + lane], internal) and the
+    // rest length of the spring to it (row_rest[LANES r + lane], m), and
+    // two lane masks: row_mask[2 r] says which lanes have a spring to that
+    // neighbour, row_mask[2 r + 1] which lanes have a triangle (point, this
+    // row's neighbour, next row's neighbour), the last row wrapping to the
+    // first. row_offset[r] is j - i, when every lane's neighbour j is its
+    // own index i plus one common offset, else FAN_GATHER.
+    //
+    // Every spring appears in the rows of both its ends and gives both the
+    // same coefficient s = ks (1 - L0 / |d|) + kd (v_j - v_i) . d / |d|²
+    // (d only changes sign), so the end reached second reuses it. The
+    // kernels store the s of row q of a block (q < REUSE_ROWS) for point i at
+    // spring_s[q n_pad + i]; a row whose every spring was met earlier in the
+    // sweep (row_reuse_from[r], the lowest block they come from, is not -1)
+    // reads them from spring_s[row_partner[LANES r + lane]] instead, or with
+    // one contiguous load from spring_s + i + row_partner_offset[r] when
+    // that is not FAN_GATHER, provided that block is in the same thread's
+    // share (else it computes them anew, to the same bits).
+    // row_reuse_local[r] says that some come from an earlier row of the same
+    // block, which only a kernel that walks the block row by row, all lanes
+    // at once, may reuse.
+    int row_count;
+    int *row_start;
+    int32_t *row_index;
+    double *row_rest;
+    int32_t *row_offset;
+    uint8_t *row_mask;
+    int32_t *row_partner;
+    int32_t *row_partner_offset;
+    int32_t *row_reuse_from;
+    uint8_t *row_reuse_local;
+    double *spring_s; // written by each force evaluation
 
     psb_body_params params;
     double rest_volume; // m³ (2D: m²)
     double rest_size;   // diagonal of the rest shape's bounding box, m
     double start_time;  // world time at creation or reset, s (inflation clock)
+    double good_size;   // diagonal of the bounding box at the start of the world step, m
 
     // Written by each force evaluation.
     double volume;   // m³
     double pressure; // Pa
     double nrt;      // J
 
-    int grab_point; // -1 if none
+    int grab_point; // public index, -1 if none
     psb_vec3 grab_target;
     double grab_k;
 
     int blowups;
     bool blew_last_step;
+    // The guard's verdict on the last world step (world.c): the lowest
+    // public index of the points that blew up (INT_MAX if none), whether it
+    // became NaN or infinite, how far it moved, squared (m²).
+    int blow_point;
+    bool blow_nan;
+    double blow_d2;
 
     psb_profile *profile; // the world's stage timers while profiling, else NULL
 
-    void *block; // the single allocation behind all the arrays above
+    void *block;     // the allocation behind the per-point arrays
+    void *fan_block; // the allocation behind the fan rows
 } psb_body;
 
-/// The total force on point i from the last evaluation, N: the gas force
-/// P dV/dx_i plus everything else.
-static inline psb_vec3 body_force(const psb_body *b, int i) {
-    const double P = b->pressure;
-    return (psb_vec3){b->f[i].x + P * b->grad[i].x, b->f[i].y + P * b->grad[i].y,
-                      b->f[i].z + P * b->grad[i].z};
+/// Component c (0 x, 1 y, 2 z) of the total force on internal point i from
+/// the last evaluation, N: the gas force P dV/dx_i plus everything else.
+static inline double body_force(const psb_body *b, int c, int i) {
+    return b->f[c][i] + b->pressure * b->grad[c][i];
 }
 
 /// A monotonic clock in ns, for the stage timers.
 double profile_now(void);
+
+/// What the fused symplectic Euler update needs besides the body.
+typedef struct kick_args {
+    double h;           // sub-step, s
+    double pressure;    // P, Pa (2D: N/m)
+    double gravity;     // acceleration along -y, m/s²
+    bool floor;         // a floor at floor_y
+    double floor_y;     // m
+    double restitution; // e
+    double keep;        // exp(-mu h): what friction leaves of the tangential velocity
+} kick_args;
+
+/// One instruction set's version of the hot loops. All versions compute the
+/// same thing; they may differ in the last bits, so a world picks one when
+/// it is created and keeps it.
+typedef struct psb_kernels {
+    const char *name; // "avx512", "avx2" or "scalar"
+    /// Spring forces (damped Hooke) into b->f and the volume gradient into
+    /// b->grad for the points of chunks [c0, c1), and each of those chunks'
+    /// share of the volume into b->vol_part. Reads b->x and b->v only.
+    void (*forces)(psb_body *b, int c0, int c1);
+    /// Symplectic Euler for internal points [i0, i1) (padding skipped):
+    /// v += h (F / m - g y^), x += h v, then the floor. F = f + P grad.
+    void (*kick_drift)(psb_body *b, int i0, int i1, const kick_args *a);
+    /// The blow-up guard's scan of internal points [i0, i1): copies x into
+    /// x_next, widens the box lo..hi by the points, and returns how many
+    /// points are not finite or moved farther than sqrt(limit2) from x_good.
+    int (*guard_scan)(psb_body *b, int i0, int i1, double limit2, psb_vec3 *lo, psb_vec3 *hi);
+} psb_kernels;
+
+/// The kernels of each instruction set. A version the build or the CPU
+/// lacks is NULL (kernels_avx2/avx512 return NULL then).
+const psb_kernels *kernels_scalar(void);
+const psb_kernels *kernels_avx2(void);
+const psb_kernels *kernels_avx512(void);
+/// The fastest version this CPU runs.
+const psb_kernels *kernels_best(void);
 
 struct psb_world {
     psb_params params;
@@ -87,31 +202,65 @@ struct psb_world {
     char last_event[512];
     bool profiling;
     psb_profile profile;
+    const psb_kernels *kernels;   // the instruction set's hot loops (kernels_best)
+    struct thread_slot *slots;    // one per thread of a threaded step (world.c)
+    struct team_barrier *barrier; // where the threaded step's threads meet (world.c)
+    int slot_count;
 };
 
 static inline bool vec_finite(psb_vec3 a) {
     return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
 }
 
+/// The first and one-past-last of `count` items that part `part` of `parts`
+/// gets, in order, as evenly as possible.
+static inline void split_range(int count, int part, int parts, int *first, int *end) {
+    *first = (int)((long long)count * part / parts);
+    *end = (int)((long long)count * (part + 1) / parts);
+}
+
 // forces.c
-/// Signed volume of the surface through points x: 1/6 sum x_a . (x_b x x_c)
-/// for a shell, 1/2 sum (x_i y_{i+1} - x_{i+1} y_i) for a ring.
+/// Signed volume of the surface through points x (public order): 1/6 sum
+/// x_a . (x_b x x_c) for a shell, 1/2 sum (x_i y_{i+1} - x_{i+1} y_i) for a ring.
 double body_volume(const psb_body *b, const psb_vec3 *x);
 /// The gas amount in force at world time t, J (the inflation ramp).
 double body_gas_nrt(const psb_body *b, double t);
 /// The gravity acting on b at world time t, m/s² (0 while waiting for gas).
 double body_gravity(const psb_body *b, const psb_params *p, double t);
-/// Forces at the body's current x and v at world time t, into b->f.
-void body_forces(psb_body *b, const psb_params *p, double t);
+/// P = nRT / V - P0 with V held above a floor of 1e-3 of the rest volume.
+double body_pressure(const psb_body *b, double nrt, double volume);
+/// The sum of the chunks' volume shares, in chunk order, m³.
+double body_volume_sum(const psb_body *b);
+/// Forces at the body's current x and v at world time t, on one thread:
+/// b->f (springs, gravity, grab), b->grad, b->volume, b->pressure.
+void body_forces(psb_body *b, const psb_world *w, double t);
+/// The grab spring's force on the grabbed point (internal index k), N.
+psb_vec3 body_grab_force(const psb_body *b, int k);
 
 // integrate.c
-/// Advances b by one sub-step h from world time t with p->integrator.
-void body_integrate(psb_body *b, const psb_params *p, double t, double h);
+/// Advances b by one sub-step h from world time t with any integrator, on
+/// one thread (symplectic Euler goes through the fused path).
+void body_integrate(psb_body *b, const psb_world *w, double t, double h);
+/// The fused symplectic Euler sub-step's second half for the points of
+/// chunks [c0, c1): grab, kick, drift, floor, walls and spheres, with the
+/// forces of the last evaluation and the given pressure. Times itself into
+/// prof when not NULL.
+void body_kick_drift(psb_body *b, const psb_world *w, int c0, int c1, double t, double h,
+                     double pressure, psb_profile *prof);
 
 // collide.c
-/// Pushes points out of the floor, the walls and the world's spheres and
-/// applies restitution and friction for a sub-step of h.
-void body_collide(psb_body *b, const psb_world *w, double h);
+/// Pushes internal points [i0, i1) out of the floor (if with_floor), the
+/// walls and the world's spheres and applies restitution and friction for a
+/// sub-step of h.
+void body_collide(psb_body *b, const psb_world *w, int i0, int i1, double h, bool with_floor);
+/// True when collide has anything to do besides the floor.
+bool world_has_obstacles(const psb_world *w);
+
+// fan.c
+/// Chooses the internal order and builds a shell's fans from b->tris and
+/// b->rest (or, for a ring, the identity order). Fills order, rank and the
+/// fan rows (allocated into b->fan_block).
+psb_status body_build_fans(psb_body *b, psb_error *err);
 
 // body.c
 psb_body *body_create(const psb_body_def *def, const psb_params *world_params, double time,
@@ -119,5 +268,12 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
 void body_destroy(psb_body *b);
 /// Recomputes masses from b->params (uniform or by area of the rest shape).
 void body_update_masses(psb_body *b);
+/// Copies public points [i0, i1) from the internal state into the public view.
+void body_publish(psb_body *b, int i0, int i1);
+/// Takes the current positions as the guard's start of the step (x_good,
+/// good_size): after a change from outside the step.
+void body_snapshot(psb_body *b);
+/// Copies the public view into the internal state (all points).
+void body_unpublish(psb_body *b);
 
 #endif

@@ -73,6 +73,7 @@ psb_params psb_default_params(void) {
         .restitution = 0.3,
         .friction = 2.0,
         .blowup_size = 1.0,
+        .threads = 1,
         .body = psb_default_body_params(),
     };
 }
@@ -128,6 +129,8 @@ psb_status psb_params_validate(const psb_params *p, psb_error *err) {
             p->friction);
     REQUIRE(isfinite(p->blowup_size) && p->blowup_size > 0, "blowup_size",
             "a finite number > 0 (body diameters)", p->blowup_size);
+    REQUIRE(p->threads >= 1 && p->threads <= PSB_MAX_THREADS, "threads", "an integer in 1..256",
+            p->threads);
     psb_status status = psb_body_params_validate(&p->body, err);
     if (status != PSB_OK && err) {
         // Name the nested field as the caller spells it.

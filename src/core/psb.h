@@ -84,6 +84,9 @@ typedef struct psb_body_params {
     bool mass_by_area; ///< split mass by the area around each point instead of uniformly
 } psb_body_params;
 
+/// The most threads psb_params.threads may ask for.
+#define PSB_MAX_THREADS 256
+
 /// Everything a user can change about a world. Fill with psb_default_params().
 typedef struct psb_params {
     double dt;    ///< length of one world step, s (> 0)
@@ -100,13 +103,17 @@ typedef struct psb_params {
     double friction; ///< friction rate mu, 1/s (>= 0): tangential velocity *= exp(-mu h) in contact
     double blowup_size; ///< a point moving farther than this many body diameters in one world step
                         ///< counts as a blow-up (> 0)
+    int threads;        ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
+                        ///< points and up (symplectic Euler) is shared between them, smaller bodies
+                        ///< run side by side, one thread each. Same bits whatever the count; on a
+                        ///< busy machine 1 is faster; without OpenMP in the build, always 1.
     psb_body_params body; ///< material for new bodies: front ends copy it into
                           ///< psb_body_def.params (the world does not read it)
 } psb_params;
 
 /// The defaults: dt 1/60 s, 20 sub-steps, symplectic Euler, g = 9.81 m/s²,
-/// floor at y = 0, restitution 0.3, friction 2/s, and the body defaults of
-/// psb_default_body_params().
+/// floor at y = 0, restitution 0.3, friction 2/s, one thread, and the body
+/// defaults of psb_default_body_params().
 psb_params psb_default_params(void);
 
 /// Body defaults: mass 1 kg, ks 200 N/m, kd 0.1 N·s/m, nRT 100 J (the shell
@@ -204,13 +211,16 @@ const char *psb_world_last_event(const psb_world *world);
 int psb_world_body_count(const psb_world *world);
 
 /// Time spent in each stage of the step, ns, summed over bodies and
-/// sub-steps while profiling is on (for `psb bench`).
+/// sub-steps while profiling is on (for `psb bench`). With symplectic Euler
+/// the springs and the volume gradient are one pass over each point's
+/// neighbours, and the floor is part of the update; with threads, the times
+/// are the first thread's, waits at the barriers included.
 typedef struct psb_profile {
-    double springs;   ///< spring forces
-    double gas;       ///< volume and pressure forces
-    double integrate; ///< the integrator's updates (gravity, grab, x and v)
+    double springs;   ///< spring forces (with the volume gradient, in the same pass)
+    double gas;       ///< summing the volume, the pressure (and gravity and grab forces)
+    double integrate; ///< the integrator's updates (gravity, grab, x and v; the floor when fused)
     double collide;   ///< floor, walls, spheres
-    double guard;     ///< the blow-up guard's snapshot and check
+    double guard;     ///< the blow-up guard's check and the copy into the public arrays
 } psb_profile;
 
 /// Switches profiling on or off; switching it on zeroes the times. Off by
@@ -219,6 +229,11 @@ void psb_world_set_profiling(psb_world *world, bool on);
 
 /// The times gathered since profiling was switched on.
 psb_profile psb_world_profile(const psb_world *world);
+
+/// Which version of the step's hot loops this world runs: "avx512", "avx2"
+/// or "scalar", the fastest that the CPU and the build allow (picked when
+/// the world is made; the versions agree to rounding).
+const char *psb_world_instruction_set(const psb_world *world);
 
 /// Read-only views of a body's state. Pointers stay valid until the body's
 /// world is destroyed; contents change with each step.

@@ -7,7 +7,92 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_RELAX() _mm_pause()
+#else
+#define CPU_RELAX() ((void)0)
+#endif
+#endif
+
 #include "internal.h"
+
+// Bodies with fewer points than this step on one thread: below it the
+// threads' start and barriers cost more than they save. The results are the
+// same bits either way.
+#define PARALLEL_MIN_POINTS 4096
+
+// What one thread of a threaded step reports back, a cache line each.
+typedef struct thread_slot {
+    _Alignas(64) psb_vec3 lo; // bounding box of its points at the end, m
+    psb_vec3 hi;
+    int bad; // how many of its points blew up
+} thread_slot;
+
+#ifdef _OPENMP
+// The threaded step's barrier. It spins briefly (between threads that each
+// have a core, a barrier completes in microseconds), then sleeps: on a busy
+// machine the thread everyone waits for may have lost its core, and a
+// sleeping thread frees its own for it. OpenMP's barriers spin far longer
+// and lose whole time slices there; waiting passively all the time costs
+// about 30% on a quiet machine.
+enum { BARRIER_SPINS = 2000 };
+struct team_barrier {
+    _Alignas(64) atomic_int arrived; // threads at the barrier
+    atomic_int generation;           // counts the completed barriers
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+};
+
+// Waits until all `team` threads of the region have called it.
+static void barrier_wait(struct team_barrier *bar, int team) {
+    // Read before arriving: it cannot change until this thread has arrived.
+    const int generation = atomic_load(&bar->generation);
+    if (atomic_fetch_add(&bar->arrived, 1) == team - 1) {
+        atomic_store(&bar->arrived, 0);
+        pthread_mutex_lock(&bar->lock);
+        atomic_fetch_add(&bar->generation, 1);
+        pthread_cond_broadcast(&bar->wake);
+        pthread_mutex_unlock(&bar->lock);
+        return;
+    }
+    for (int spins = 0; spins < BARRIER_SPINS; spins++) {
+        if (atomic_load(&bar->generation) != generation) {
+            return;
+        }
+        CPU_RELAX();
+    }
+    pthread_mutex_lock(&bar->lock);
+    while (atomic_load(&bar->generation) == generation) {
+        pthread_cond_wait(&bar->wake, &bar->lock);
+    }
+    pthread_mutex_unlock(&bar->lock);
+}
+#endif
+
+// The blow-up guard's verdict on a body.
+typedef struct verdict {
+    int point; // lowest public index of the points that blew up, or INT_MAX
+    bool nan;  // that point became NaN or infinite (else it moved too far)
+    double d2; // how far it moved, squared, m²
+} verdict;
+
+// Starts the OpenMP thread team once, outside the step, so that the step's
+// parallel regions find it ready and never allocate.
+static void warm_threads(int threads) {
+#ifdef _OPENMP
+    if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+        { (void)omp_get_thread_num(); }
+    }
+#else
+    (void)threads;
+#endif
+}
 
 psb_world *psb_world_create(const psb_params *params, psb_error *err) {
     if (psb_params_validate(params, err) != PSB_OK) {
@@ -19,6 +104,28 @@ psb_world *psb_world_create(const psb_params *params, psb_error *err) {
         return NULL;
     }
     w->params = *params;
+    w->kernels = kernels_best();
+    w->slots = aligned_alloc(_Alignof(thread_slot), (size_t)params->threads * sizeof(thread_slot));
+    if (!w->slots) {
+        free(w);
+        psb_error_set(err, PSB_ERR_NOMEM, "out of memory for %d threads", params->threads);
+        return NULL;
+    }
+    w->slot_count = params->threads;
+#ifdef _OPENMP
+    w->barrier = aligned_alloc(_Alignof(struct team_barrier), sizeof *w->barrier);
+    if (!w->barrier) {
+        free(w->slots);
+        free(w);
+        psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a world");
+        return NULL;
+    }
+    atomic_init(&w->barrier->arrived, 0);
+    atomic_init(&w->barrier->generation, 0);
+    pthread_mutex_init(&w->barrier->lock, NULL);
+    pthread_cond_init(&w->barrier->wake, NULL);
+#endif
+    warm_threads(params->threads);
     return w;
 }
 
@@ -32,15 +139,36 @@ void psb_world_destroy(psb_world *w) {
     free(w->bodies);
     free(w->sphere_centre);
     free(w->sphere_radius);
+    free(w->slots);
+#ifdef _OPENMP
+    pthread_mutex_destroy(&w->barrier->lock);
+    pthread_cond_destroy(&w->barrier->wake);
+    free(w->barrier);
+#endif
     free(w);
 }
 
 psb_status psb_world_set_params(psb_world *w, const psb_params *params, psb_error *err) {
     psb_status status = psb_params_validate(params, err);
-    if (status == PSB_OK) {
-        w->params = *params;
+    if (status != PSB_OK) {
+        return status;
     }
-    return status;
+    if (params->threads > w->slot_count) {
+        thread_slot *slots =
+            aligned_alloc(_Alignof(thread_slot), (size_t)params->threads * sizeof(thread_slot));
+        if (!slots) {
+            return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for %d threads",
+                                 params->threads);
+        }
+        free(w->slots);
+        w->slots = slots;
+        w->slot_count = params->threads;
+    }
+    if (params->threads != w->params.threads) {
+        warm_threads(params->threads);
+    }
+    w->params = *params;
+    return PSB_OK;
 }
 
 const psb_params *psb_world_params(const psb_world *w) {
@@ -106,51 +234,40 @@ void psb_world_sphere(const psb_world *w, int index, psb_vec3 *centre, double *r
     *radius = w->sphere_radius[index];
 }
 
-// Saves the state at the start of a world step; returns the diagonal of the
-// body's bounding box then, m.
-static double snapshot(psb_body *b) {
-    psb_vec3 lo = b->x[0], hi = b->x[0];
-    for (int i = 0; i < b->n; i++) {
-        const psb_vec3 p = b->x[i];
-        b->x_good[i] = p;
-        b->v_good[i] = b->v[i];
-        lo = (psb_vec3){fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z)};
-        hi = (psb_vec3){fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z)};
-    }
+static double diagonal(psb_vec3 lo, psb_vec3 hi) {
     const double dx = hi.x - lo.x, dy = hi.y - lo.y, dz = hi.z - lo.z;
     return sqrt(dx * dx + dy * dy + dz * dz);
 }
 
-// Blow-up guard: NaN/Inf, or a point that moved farther than blowup_size body
-// diameters in one world step. Writes what it found into why; true if so.
-static bool blew_up(const psb_body *b, double limit, char *why, size_t why_size) {
+// Blow-up guard, the details once the scan (guard_scan) found a point that
+// became NaN/Inf or moved farther than limit in one world step: the lowest
+// public index that did, so that the report does not depend on the
+// internal order or the threads.
+static verdict find_blowup(const psb_body *b, double limit) {
     const double limit2 = limit * limit;
-    for (int i = 0; i < b->n; i++) {
-        const psb_vec3 x = b->x[i], v = b->v[i];
-        if (!(isfinite(x.x) && isfinite(x.y) && isfinite(x.z) && isfinite(v.x) && isfinite(v.y) &&
-              isfinite(v.z))) {
-            snprintf(why, why_size, "point %d became NaN or infinite", i);
-            return true;
-        }
-        const double dx = x.x - b->x_good[i].x, dy = x.y - b->x_good[i].y,
-                     dz = x.z - b->x_good[i].z;
+    verdict out = {INT_MAX, false, 0.0};
+    for (int k = 0; k < b->n; k++) {
+        const double x = b->x[0][k], y = b->x[1][k], z = b->x[2][k];
+        const bool finite = isfinite(x) && isfinite(y) && isfinite(z) && isfinite(b->v[0][k]) &&
+                            isfinite(b->v[1][k]) && isfinite(b->v[2][k]);
+        const double dx = x - b->x_good[0][k], dy = y - b->x_good[1][k], dz = z - b->x_good[2][k];
         const double d2 = dx * dx + dy * dy + dz * dz;
-        if (d2 > limit2) {
-            snprintf(why, why_size, "point %d moved %.3g m in one step (limit %.3g m)", i, sqrt(d2),
-                     limit);
-            return true;
+        if ((!finite || !(d2 <= limit2)) && b->order[k] < out.point) {
+            out = (verdict){b->order[k], !finite, d2};
         }
     }
-    return false;
+    return out;
 }
 
-static void copy_state(psb_body *b, const psb_vec3 *x, const psb_vec3 *v) {
-    memcpy(b->x, x, (size_t)b->n * sizeof *x);
-    if (v) {
-        memcpy(b->v, v, (size_t)b->n * sizeof *v);
-    } else {
-        memset(b->v, 0, (size_t)b->n * sizeof *b->v);
+// After a good step: the positions the scan copied become the start of the
+// next step.
+static void accept_step(psb_body *b, psb_vec3 lo, psb_vec3 hi) {
+    for (int c = 0; c < 3; c++) {
+        double *swap = b->x_good[c];
+        b->x_good[c] = b->x_next[c];
+        b->x_next[c] = swap;
     }
+    b->good_size = diagonal(lo, hi);
 }
 
 double profile_now(void) {
@@ -171,64 +288,221 @@ psb_profile psb_world_profile(const psb_world *w) {
     return w->profile;
 }
 
-// One sub-step of body b, with its stages timed when profiling.
-static void substep(psb_world *w, psb_body *b, double t, double h) {
+const char *psb_world_instruction_set(const psb_world *w) {
+    return w->kernels->name;
+}
+
+// All the sub-steps of one world step for body b on one thread, and the
+// guard's verdict.
+static verdict step_body_serial(psb_world *w, psb_body *b) {
+    const psb_params *p = &w->params;
+    const double h = p->dt / p->substeps;
     psb_profile *prof = b->profile;
-    if (!prof) {
-        body_integrate(b, &w->params, t, h);
-        body_collide(b, w, h);
-        return;
+    for (int s = 0; s < p->substeps; s++) {
+        body_integrate(b, w, w->time + s * h, h);
     }
-    const double forces_before = prof->springs + prof->gas;
-    const double start = profile_now();
-    body_integrate(b, &w->params, t, h);
-    const double mid = profile_now();
-    // The force stages timed themselves inside the integrator.
-    prof->integrate += mid - start - (prof->springs + prof->gas - forces_before);
-    body_collide(b, w, h);
-    prof->collide += profile_now() - mid;
+    const double start = prof ? profile_now() : 0.0;
+    const double limit = p->blowup_size * fmax(b->rest_size, b->good_size);
+    psb_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
+    verdict v = {INT_MAX, false, 0.0};
+    if (w->kernels->guard_scan(b, 0, b->n, limit * limit, &lo, &hi) > 0) {
+        v = find_blowup(b, limit);
+    } else {
+        body_publish(b, 0, b->n);
+        accept_step(b, lo, hi);
+    }
+    if (prof) {
+        prof->guard += profile_now() - start;
+    }
+    return v;
+}
+
+#ifdef _OPENMP
+// The same with symplectic Euler on `threads` threads. Each thread owns a
+// run of chunks: it computes the forces on its points (reading its
+// neighbours' positions), then, once every thread is done, sums the volume
+// shares of all chunks in chunk order (the same sum on every thread, and
+// the same as one thread's), and updates its points. Only the sums'
+// grouping into chunks touches more than one point, and it does not depend
+// on the threads, so the result is the same bits for any count.
+static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
+    const psb_params *p = &w->params;
+    const double h = p->dt / p->substeps;
+    const double limit = p->blowup_size * fmax(b->rest_size, b->good_size);
+    thread_slot *slots = w->slots;
+    struct team_barrier *bar = w->barrier;
+    int bad = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : bad)
+    {
+        const int t = omp_get_thread_num(), team = omp_get_num_threads();
+        psb_profile *prof = t == 0 ? b->profile : NULL;
+        int c0, c1;
+        split_range(b->chunk_count, t, team, &c0, &c1);
+        const int k0 = c0 * CHUNK_POINTS, k1 = c1 * CHUNK_POINTS;
+        for (int s = 0; s < p->substeps; s++) {
+            const double time = w->time + s * h;
+            const double start = prof ? profile_now() : 0.0;
+            w->kernels->forces(b, c0, c1);
+            barrier_wait(bar, team);
+            const double mid = prof ? profile_now() : 0.0;
+            const double volume = body_volume_sum(b);
+            const double nrt = body_gas_nrt(b, time);
+            const double pressure = body_pressure(b, nrt, volume);
+            if (t == 0) {
+                b->volume = volume;
+                b->nrt = nrt;
+                b->pressure = pressure;
+            }
+            if (prof) {
+                const double now = profile_now();
+                prof->springs += mid - start;
+                prof->gas += now - mid;
+            }
+            body_kick_drift(b, w, c0, c1, time, h, pressure, prof);
+            barrier_wait(bar, team);
+        }
+        const double start = prof ? profile_now() : 0.0;
+        thread_slot *mine = &slots[t];
+        mine->lo = (psb_vec3){INFINITY, INFINITY, INFINITY};
+        mine->hi = (psb_vec3){-INFINITY, -INFINITY, -INFINITY};
+        mine->bad = w->kernels->guard_scan(b, k0, k1, limit * limit, &mine->lo, &mine->hi);
+        bad = mine->bad;
+        barrier_wait(bar, team);
+        int all_bad = 0;
+        for (int u = 0; u < team; u++) {
+            all_bad += slots[u].bad;
+        }
+        if (all_bad == 0) {
+            int i0, i1;
+            split_range(b->n, t, team, &i0, &i1);
+            body_publish(b, i0, i1);
+        }
+        if (prof) {
+            prof->guard += profile_now() - start;
+        }
+    }
+    if (bad > 0) {
+        return find_blowup(b, limit);
+    }
+    psb_vec3 lo = slots[0].lo, hi = slots[0].hi;
+    for (int u = 1; u < threads; u++) {
+        lo = (psb_vec3){fmin(lo.x, slots[u].lo.x), fmin(lo.y, slots[u].lo.y),
+                        fmin(lo.z, slots[u].lo.z)};
+        hi = (psb_vec3){fmax(hi.x, slots[u].hi.x), fmax(hi.y, slots[u].hi.y),
+                        fmax(hi.z, slots[u].hi.z)};
+    }
+    accept_step(b, lo, hi);
+    return (verdict){INT_MAX, false, 0.0};
+}
+#endif
+
+#ifdef _OPENMP
+// How many threads body b's step gets.
+static int body_threads(const psb_world *w, const psb_body *b) {
+    if (w->params.threads > 1 && w->params.integrator == PSB_SYMPLECTIC_EULER &&
+        b->n >= PARALLEL_MIN_POINTS) {
+        return w->params.threads < b->chunk_count ? w->params.threads : b->chunk_count;
+    }
+    return 1;
+}
+#endif
+
+// Puts body b back after a blow-up: first the last good state at rest; if
+// the very next step blows up again, the state as created.
+static const char *recover(psb_world *w, psb_body *b) {
+    const size_t bytes = (size_t)b->n_pad * sizeof(double);
+    const char *how;
+    if (b->blew_last_step) {
+        for (int c = 0; c < 3; c++) {
+            memcpy(b->x[c], b->x_init[c], bytes);
+            memcpy(b->v[c], b->v_init[c], bytes);
+        }
+        b->start_time = w->time + w->params.dt;
+        how = "reset it to its initial state";
+    } else {
+        for (int c = 0; c < 3; c++) {
+            memcpy(b->x[c], b->x_good[c], bytes);
+            memset(b->v[c], 0, bytes);
+        }
+        how = "restored its last good state at rest";
+    }
+    body_publish(b, 0, b->n);
+    body_snapshot(b);
+    b->grab_point = -1;
+    b->blowups++;
+    b->blew_last_step = true;
+    return how;
+}
+
+// Steps body b alone, on the threads it gets, and files the guard's verdict.
+static void step_body(psb_world *w, psb_body *b, int threads) {
+#ifdef _OPENMP
+    const verdict v = threads > 1 ? step_body_threaded(w, b, threads) : step_body_serial(w, b);
+#else
+    (void)threads;
+    const verdict v = step_body_serial(w, b);
+#endif
+    b->blow_point = v.point;
+    b->blow_nan = v.nan;
+    b->blow_d2 = v.d2;
 }
 
 int psb_world_step(psb_world *w) {
     const psb_params *p = &w->params;
-    const double h = p->dt / p->substeps;
-    int blown = 0;
     // Bodies do not interact, so each runs all its sub-steps in turn while
-    // its arrays are warm in cache.
+    // its arrays are warm in cache: a large body shared by all the threads,
+    // small ones side by side, one thread each (not while profiling: the
+    // stage timers are shared). Either way each body's result is the same.
+    int small = 0;
+    for (int k = 0; k < w->body_count; k++) {
+#ifdef _OPENMP
+        const int threads = body_threads(w, w->bodies[k]);
+#else
+        const int threads = 1;
+#endif
+        if (threads > 1) {
+            step_body(w, w->bodies[k], threads);
+        } else {
+            small++;
+        }
+    }
+#ifdef _OPENMP
+    if (small > 1 && p->threads > 1 && !w->profiling) {
+#pragma omp parallel for num_threads(p->threads) schedule(dynamic)
+        for (int k = 0; k < w->body_count; k++) {
+            if (body_threads(w, w->bodies[k]) == 1) {
+                step_body(w, w->bodies[k], 1);
+            }
+        }
+        small = 0;
+    }
+#endif
+    for (int k = 0; small > 0 && k < w->body_count; k++) {
+#ifdef _OPENMP
+        if (body_threads(w, w->bodies[k]) > 1) {
+            continue;
+        }
+#endif
+        step_body(w, w->bodies[k], 1);
+    }
+    // Blow-ups are reported and recovered in body order.
+    int blown = 0;
     for (int k = 0; k < w->body_count; k++) {
         psb_body *b = w->bodies[k];
-        double start = w->profiling ? profile_now() : 0.0;
-        const double size = fmax(b->rest_size, snapshot(b));
-        if (w->profiling) {
-            w->profile.guard += profile_now() - start;
-        }
-        for (int s = 0; s < p->substeps; s++) {
-            substep(w, b, w->time + s * h, h);
-        }
-        start = w->profiling ? profile_now() : 0.0;
-        char why[160];
-        const bool blew = blew_up(b, p->blowup_size * size, why, sizeof why);
-        if (w->profiling) {
-            w->profile.guard += profile_now() - start;
-        }
-        if (!blew) {
+        if (b->blow_point == INT_MAX) {
             b->blew_last_step = false;
             continue;
         }
-        // Recover: first the last good state at rest; if the very next step
-        // blows up again, the state as created.
-        const char *how;
-        if (b->blew_last_step) {
-            copy_state(b, b->x_init, b->v_init);
-            b->start_time = w->time + p->dt;
-            how = "reset it to its initial state";
+        char why[160];
+        if (b->blow_nan) {
+            snprintf(why, sizeof why, "point %d became NaN or infinite", b->blow_point);
         } else {
-            copy_state(b, b->x_good, NULL);
-            how = "restored its last good state at rest";
+            // The step failed, so the limit is still the one it checked.
+            const double limit = p->blowup_size * fmax(b->rest_size, b->good_size);
+            snprintf(why, sizeof why, "point %d moved %.3g m in one step (limit %.3g m)",
+                     b->blow_point, sqrt(b->blow_d2), limit);
         }
-        b->grab_point = -1;
-        b->blowups++;
-        b->blew_last_step = true;
+        const char *how = recover(w, b);
         blown++;
         snprintf(w->last_event, sizeof w->last_event,
                  "body %d blew up at t = %.4g s: %s; %s (try a smaller dt or more substeps)", k,
@@ -270,13 +544,13 @@ int psb_body_point_count(const psb_world *w, int body) {
     return get(w, body)->n;
 }
 const psb_vec3 *psb_body_positions(const psb_world *w, int body) {
-    return get(w, body)->x;
+    return get(w, body)->x_pub;
 }
 const psb_vec3 *psb_body_velocities(const psb_world *w, int body) {
-    return get(w, body)->v;
+    return get(w, body)->v_pub;
 }
 const double *psb_body_masses(const psb_world *w, int body) {
-    return get(w, body)->mass;
+    return get(w, body)->mass_pub;
 }
 const double *psb_body_rest_lengths(const psb_world *w, int body) {
     return get(w, body)->rest_length;
@@ -300,17 +574,17 @@ psb_body_state psb_body_measure(const psb_world *w, int body) {
     const double g = body_gravity(b, &w->params, t);
     psb_body_state s = {0};
     s.rest_volume = b->rest_volume;
-    s.volume = body_volume(b, b->x);
+    s.volume = body_volume(b, b->x_pub);
     s.gas_nrt = body_gas_nrt(b, t);
     // The same guard as the force: the gas law at no less than 1e-3 V0.
     const double v_gas = fmax(s.volume, 1e-3 * b->rest_volume);
     s.pressure = s.gas_nrt / v_gas - b->params.outside_pressure;
     // Gas potential: -nRT ln V (+ P0 V for the outside pressure).
     s.gas = -s.gas_nrt * log(v_gas) + b->params.outside_pressure * s.volume;
-    s.min_y = b->x[0].y;
+    s.min_y = b->x_pub[0].y;
     for (int i = 0; i < b->n; i++) {
-        const psb_vec3 x = b->x[i], v = b->v[i];
-        const double m = b->mass[i];
+        const psb_vec3 x = b->x_pub[i], v = b->v_pub[i];
+        const double m = b->mass_pub[i];
         s.centroid.x += x.x;
         s.centroid.y += x.y;
         s.centroid.z += x.z;
@@ -325,13 +599,13 @@ psb_body_state psb_body_measure(const psb_world *w, int body) {
     s.centroid.y /= b->n;
     s.centroid.z /= b->n;
     for (int i = 0; i < b->n; i++) {
-        s.mean_radius += sqrt((b->x[i].x - s.centroid.x) * (b->x[i].x - s.centroid.x) +
-                              (b->x[i].y - s.centroid.y) * (b->x[i].y - s.centroid.y) +
-                              (b->x[i].z - s.centroid.z) * (b->x[i].z - s.centroid.z));
+        s.mean_radius += sqrt((b->x_pub[i].x - s.centroid.x) * (b->x_pub[i].x - s.centroid.x) +
+                              (b->x_pub[i].y - s.centroid.y) * (b->x_pub[i].y - s.centroid.y) +
+                              (b->x_pub[i].z - s.centroid.z) * (b->x_pub[i].z - s.centroid.z));
     }
     s.mean_radius /= b->n;
     for (int k = 0; k < b->spring_count; k++) {
-        const psb_vec3 a = b->x[b->springs[2 * k]], c = b->x[b->springs[2 * k + 1]];
+        const psb_vec3 a = b->x_pub[b->springs[2 * k]], c = b->x_pub[b->springs[2 * k + 1]];
         const double len =
             sqrt((a.x - c.x) * (a.x - c.x) + (a.y - c.y) * (a.y - c.y) + (a.z - c.z) * (a.z - c.z));
         const double stretch = len - b->rest_length[k];
@@ -355,8 +629,9 @@ double psb_body_stable_substep(const psb_world *w, int body) {
     for (int i = 0; i < b->n; i++) {
         // Largest eigenvalues of the point's spring stiffness and damping
         // blocks, bounded by their sums over its springs.
-        const double w2 = 2.0 * b->params.spring_k * degree[i] * b->inv_mass[i];
-        const double g = 2.0 * b->params.spring_damping * degree[i] * b->inv_mass[i];
+        const double inv_mass = 1.0 / b->mass_pub[i];
+        const double w2 = 2.0 * b->params.spring_k * degree[i] * inv_mass;
+        const double g = 2.0 * b->params.spring_damping * degree[i] * inv_mass;
         // Positive root of h^2 w^2 + 2 h g = 4.
         double h;
         if (w2 > 0.0) {
@@ -406,22 +681,29 @@ psb_status psb_body_set_state(psb_world *w, int body, const psb_vec3 *positions,
     const bool ring = b->kind == PSB_RING;
     for (int i = 0; i < b->n; i++) {
         if (positions) {
-            b->x[i] = positions[i];
+            b->x_pub[i] = positions[i];
         }
         if (velocities) {
-            b->v[i] = velocities[i];
+            b->v_pub[i] = velocities[i];
         }
         if (ring) {
-            b->x[i].z = 0.0;
-            b->v[i].z = 0.0;
+            b->x_pub[i].z = 0.0;
+            b->v_pub[i].z = 0.0;
         }
     }
+    body_unpublish(b);
+    body_snapshot(b);
     return PSB_OK;
 }
 
 void psb_body_reset(psb_world *w, int body) {
     psb_body *b = get(w, body);
-    copy_state(b, b->x_init, b->v_init);
+    for (int c = 0; c < 3; c++) {
+        memcpy(b->x[c], b->x_init[c], (size_t)b->n_pad * sizeof(double));
+        memcpy(b->v[c], b->v_init[c], (size_t)b->n_pad * sizeof(double));
+    }
+    body_publish(b, 0, b->n);
+    body_snapshot(b);
     b->start_time = w->time;
     b->grab_point = -1;
     b->blew_last_step = false;
@@ -459,10 +741,11 @@ void psb_body_apply_impulse(psb_world *w, int body, int point, psb_vec3 impulse)
     check_point(b, point);
     assert(isfinite(impulse.x) && isfinite(impulse.y) && isfinite(impulse.z) &&
            "psb_body_apply_impulse: impulse must be finite");
-    const double k = b->inv_mass[point];
-    b->v[point].x += k * impulse.x;
-    b->v[point].y += k * impulse.y;
+    const int k = b->rank[point];
+    b->v[0][k] += b->inv_mass[k] * impulse.x;
+    b->v[1][k] += b->inv_mass[k] * impulse.y;
     if (b->kind == PSB_SHELL) {
-        b->v[point].z += k * impulse.z;
+        b->v[2][k] += b->inv_mass[k] * impulse.z;
     }
+    body_publish(b, point, point + 1);
 }

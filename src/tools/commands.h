@@ -12,4 +12,7 @@ int psb_cmd_sim(int argc, char **argv);
 /// after repair with what the repair did.
 int psb_cmd_info(int argc, char **argv);
 
+/// `psb bench`: ns per vertex-step of the simulation step on fixed scenes.
+int psb_cmd_bench(int argc, char **argv);
+
 #endif

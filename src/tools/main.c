@@ -17,6 +17,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"sim", psb_cmd_sim, "run a shape or an OBJ file's bodies headless, print the final state"},
+    {"bench", psb_cmd_bench, "time the simulation step on fixed scenes (ns per vertex-step)"},
     {"info", psb_cmd_info, "print the topology report of a generated shape or an OBJ file"},
 };
 

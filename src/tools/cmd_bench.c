@@ -1,0 +1,443 @@
+// `psb bench`: how fast the step is, on fixed scenes, with the physics drift
+// alongside so that a speed-up that breaks the physics shows.
+//
+// A "vertex-step" is one point advanced by one integration sub-step. Each
+// scene runs one warm-up and then several timed repeats from the same start;
+// the figures are the median, fastest and slowest repeat (wall clock, so
+// that threads count).
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_textbook.h"
+#include "commands.h"
+#include "options.h"
+#include "psb.h"
+#include "psb_mesh.h"
+#include "psb_obj.h"
+
+enum { MAX_REPEATS = 64, SUBSTEPS = 10 };
+
+typedef struct bench_args {
+    const char *scene; ///< one scene name, or NULL for all
+    const char *mesh;  ///< an OBJ file to add as a scene, or NULL
+    int threads;       ///< threads for the step
+    int steps;         ///< sub-steps per repeat; 0 = sized to the mesh
+    int repeats;       ///< timed repeats; 0 = 5 (3 with --quick)
+    bool quick;        ///< the smaller scenes, fewer steps
+    bool reference;    ///< also time the textbook implementation
+    int format;        ///< 0 table, 1 kv
+} bench_args;
+
+static const char *format_name(int index) {
+    static const char *const names[] = {"table", "kv"};
+    return index >= 0 && index < 2 ? names[index] : NULL;
+}
+
+#define FIELD(f) offsetof(bench_args, f)
+static const psb_option bench_table[] = {
+    {.name = "scene",
+     .type = PSB_OPT_STRING,
+     .offset = FIELD(scene),
+     .meta = "NAME",
+     .help = "one scene: icosphere-3 .. icosphere-7, ring-10k, or mesh (with --mesh)",
+     .default_text = "all"},
+    {.name = "mesh",
+     .type = PSB_OPT_STRING,
+     .offset = FIELD(mesh),
+     .meta = "FILE",
+     .help = "also time an OBJ file's first part (holes filled, scaled to a 0.5 m radius)",
+     .default_text = "none"},
+    {.name = "threads",
+     .type = PSB_OPT_INT,
+     .offset = FIELD(threads),
+     .meta = "N",
+     .help = "threads that share each body's step (bodies of 4096 points and up)",
+     .min = 1,
+     .max = PSB_MAX_THREADS},
+    {.name = "steps",
+     .type = PSB_OPT_INT,
+     .offset = FIELD(steps),
+     .meta = "N",
+     .help = "sub-steps per timed repeat",
+     .min = 1,
+     .max = 1e9,
+     .default_text = "about 3e7 vertex-steps (3e6 with --quick)"},
+    {.name = "repeats",
+     .type = PSB_OPT_INT,
+     .offset = FIELD(repeats),
+     .meta = "N",
+     .help = "timed repeats per scene, after one warm-up",
+     .min = 1,
+     .max = MAX_REPEATS,
+     .default_text = "5 (3 with --quick)"},
+    {.name = "quick",
+     .type = PSB_OPT_FLAG,
+     .offset = FIELD(quick),
+     .help = "a small, fast run (smaller scenes, fewer steps): a smoke test"},
+    {.name = "reference",
+     .type = PSB_OPT_FLAG,
+     .offset = FIELD(reference),
+     .help = "also time a plain textbook implementation on each 3D scene"},
+    {.name = "format",
+     .type = PSB_OPT_CHOICE,
+     .offset = FIELD(format),
+     .meta = "table|kv",
+     .help = "a readable table, or one line of key=value pairs per scene",
+     .choice = format_name,
+     .choice_count = 2},
+};
+#undef FIELD
+
+typedef struct scene {
+    const char *name;
+    int level; ///< icosphere level, -1 for the ring, -2 for the OBJ file
+    int ring_points;
+    bool quick; ///< part of --quick
+} scene;
+
+static const scene scenes[] = {
+    {"icosphere-3", 3, 0, true},  {"icosphere-4", 4, 0, true},  {"icosphere-5", 5, 0, false},
+    {"icosphere-6", 6, 0, false}, {"icosphere-7", 7, 0, false}, {"ring-10k", -1, 10000, true},
+    {"mesh", -2, 0, true},
+};
+enum { SCENE_COUNT = (int)(sizeof scenes / sizeof scenes[0]) };
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
+}
+
+static int compare_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// The median of the sorted values v[0 .. count - 1].
+static double median(const double *v, int count) {
+    return count % 2 ? v[count / 2] : 0.5 * (v[count / 2 - 1] + v[count / 2]);
+}
+
+typedef struct result {
+    int vertices;
+    long steps;
+    int threads;             ///< threads the body's step used
+    const char *isa;         ///< the kernels' instruction set
+    double median, min, max; ///< ns per vertex-step
+    psb_profile profile;     ///< summed over the timed repeats
+    double volume_drift;     ///< V_end / V_start - 1 over one repeat
+    double energy_drift;     ///< (E_end - E_start) / (sum of |energy terms| at the start)
+    double textbook;         ///< ns per vertex-step of the textbook version, or 0
+} result;
+
+// The first part of an OBJ file, holes filled, centred and scaled to a 0.5 m
+// bounding sphere like the icospheres.
+static psb_status load_mesh(const char *path, psb_mesh *out, psb_error *err) {
+    psb_repair_options options = psb_default_repair_options();
+    options.fit_radius = 0.5;
+    options.fill_holes = true;
+    psb_mesh *parts = NULL;
+    int count = 0;
+    const psb_status status = psb_mesh_load_obj(path, &options, &parts, &count, NULL, NULL, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    *out = parts[0];
+    for (int i = 1; i < count; i++) {
+        psb_mesh_free(&parts[i]);
+    }
+    free(parts);
+    return PSB_OK;
+}
+
+// The bench body: a sphere (or ring, or mesh) of radius 0.5 m resting on the
+// floor, 1 kg, ks 200 N/m, no damping, elastic floor without friction, so
+// that energy is conserved up to the integrator and drift is meaningful.
+static psb_status make_scene(const scene *sc, const bench_args *args, psb_mesh *mesh,
+                             psb_params *params, psb_body_def *def, psb_error *err) {
+    psb_status status;
+    if (sc->level == -2) {
+        status = load_mesh(args->mesh, mesh, err);
+    } else if (sc->level >= 0) {
+        status = psb_mesh_icosphere(mesh, sc->level, 0.5, err);
+    } else {
+        status = psb_mesh_ring(mesh, sc->ring_points, 0.5, err);
+    }
+    if (status != PSB_OK) {
+        return status;
+    }
+    *params = psb_default_params();
+    params->integrator = PSB_SYMPLECTIC_EULER;
+    params->restitution = 1.0;
+    params->friction = 0.0;
+    params->substeps = SUBSTEPS;
+    params->threads = args->threads;
+    *def = psb_mesh_body_def(mesh);
+    def->params.mass = 1.0;
+    def->params.spring_k = 200.0;
+    def->params.spring_damping = 0.0;
+    if (sc->level == -1) {
+        // As stiff per length as the default 32-point ring, and gas for a 5%
+        // stretch at equilibrium: nRT / N = ks s r (2 r s - L0).
+        const int n = sc->ring_points;
+        const double ks = 200.0 * n / 32.0;
+        const double s = sin(3.14159265358979323846 / n), r0 = 0.5, r = 1.05 * r0;
+        def->params.spring_k = ks;
+        def->params.gas_nrt = n * ks * s * r * (2.0 * r * s - 2.0 * r0 * s);
+    }
+    return PSB_OK;
+}
+
+static double energy_scale(const psb_body_state *s) {
+    return fabs(s->kinetic) + fabs(s->spring) + fabs(s->gas) + fabs(s->gravity);
+}
+
+static void add_profile(psb_profile *sum, psb_profile p) {
+    sum->springs += p.springs;
+    sum->gas += p.gas;
+    sum->integrate += p.integrate;
+    sum->collide += p.collide;
+    sum->guard += p.guard;
+}
+
+// Times the textbook version of the same body, steps and step size; the
+// median of `repeats` runs after a warm-up, ns per vertex-step (0 if it
+// could not run).
+static double time_textbook(const psb_body_def *def, const psb_params *params, double h, long steps,
+                            int repeats) {
+    psb_error err;
+    psb_world *w = psb_world_create(params, &err);
+    int edge_count = 0;
+    const int *edges = NULL;
+    if (w && psb_world_add_body(w, def, &err) >= 0) {
+        edges = psb_body_edges(w, 0, &edge_count);
+    }
+    double times[MAX_REPEATS + 1];
+    int done = 0;
+    for (int r = 0; edges && r <= repeats; r++) {
+        const double ns = psb_textbook_run(def, edges, edge_count, params->gravity, params->floor_y,
+                                           params->restitution, params->friction, h,
+                                           r == 0 ? steps / 10 + 1 : steps);
+        if (ns >= 0.0 && r > 0) {
+            times[done++] = ns / ((double)def->point_count * (double)steps);
+        }
+    }
+    psb_world_destroy(w);
+    if (done == 0) {
+        return 0.0;
+    }
+    qsort(times, (size_t)done, sizeof times[0], compare_double);
+    return median(times, done);
+}
+
+static int run_scene(const scene *sc, const bench_args *args, result *out) {
+    psb_error err = {0};
+    psb_mesh mesh = {0};
+    psb_params params;
+    psb_body_def def;
+    if (make_scene(sc, args, &mesh, &params, &def, &err) != PSB_OK) {
+        fprintf(stderr, "psb bench: %s: %s\n", sc->name, err.message);
+        return 1;
+    }
+    const int n = mesh.point_count;
+    long steps = args->steps > 0 ? args->steps : (long)ceil((args->quick ? 3e6 : 3e7) / n);
+    steps = (steps + SUBSTEPS - 1) / SUBSTEPS * SUBSTEPS;
+    const int repeats = args->repeats > 0 ? args->repeats : (args->quick ? 3 : 5);
+
+    // The sub-step: half the stable estimate, found on a throwaway world.
+    psb_world *probe = psb_world_create(&params, &err);
+    if (!probe || psb_world_add_body(probe, &def, &err) < 0) {
+        fprintf(stderr, "psb bench: %s: %s\n", sc->name, err.message);
+        psb_world_destroy(probe);
+        psb_mesh_free(&mesh);
+        return 1;
+    }
+    const double h = 0.5 * psb_body_stable_substep(probe, 0);
+    // Start at the gas-spring equilibrium, so the volume drift measures the
+    // integrator and not the body finding its size: all springs stretched
+    // by sigma with ks sigma (sigma - 1) sum L0^2 = 3 nRT (exact for uniform
+    // scaling of a sphere; 2D: nRT = N ks s r (2 r s - L0), built into the
+    // ring's gas).
+    double sigma = 1.05;
+    if (mesh.kind == PSB_SHELL) {
+        int springs = 0;
+        psb_body_edges(probe, 0, &springs);
+        const double *rest = psb_body_rest_lengths(probe, 0);
+        double sum = 0.0;
+        for (int s = 0; s < springs; s++) {
+            sum += rest[s] * rest[s];
+        }
+        const double c = 3.0 * def.params.gas_nrt / (def.params.spring_k * sum);
+        sigma = 0.5 * (1.0 + sqrt(1.0 + 4.0 * c));
+    }
+    psb_world_destroy(probe);
+    params.dt = h * SUBSTEPS;
+    psb_vec3 *start_points = malloc((size_t)n * sizeof *start_points);
+    if (!start_points) {
+        fprintf(stderr, "psb bench: %s: out of memory\n", sc->name);
+        psb_mesh_free(&mesh);
+        return 1;
+    }
+    // Resting on the floor: the lowest point of the stretched shape at y = 0.
+    double lowest = INFINITY;
+    for (int i = 0; i < n; i++) {
+        const psb_vec3 p = mesh.points[i];
+        start_points[i] = (psb_vec3){sigma * p.x, sigma * p.y, sigma * p.z};
+        lowest = fmin(lowest, start_points[i].y);
+    }
+    def.rest_points = mesh.points;
+    def.points = start_points;
+    def.offset = (psb_vec3){0.0, -lowest, 0.0};
+
+    // One warm-up (r = 0), then the timed repeats, each from the start.
+    double times[MAX_REPEATS + 1];
+    *out = (result){.vertices = n, .steps = steps, .threads = 1};
+    for (int r = 0; r <= repeats; r++) {
+        psb_world *w = psb_world_create(&params, &err);
+        if (!w || psb_world_add_body(w, &def, &err) < 0) {
+            fprintf(stderr, "psb bench: %s: %s\n", sc->name, err.message);
+            psb_world_destroy(w);
+            psb_mesh_free(&mesh);
+            free(start_points);
+            return 1;
+        }
+        out->isa = psb_world_instruction_set(w);
+        const psb_body_state before = psb_body_measure(w, 0);
+        psb_world_set_profiling(w, r > 0);
+        const double start = now_ns();
+        for (long k = 0; k < steps / SUBSTEPS; k++) {
+            psb_world_step(w);
+        }
+        times[r] = (now_ns() - start) / ((double)n * (double)steps);
+        if (r > 0) {
+            add_profile(&out->profile, psb_world_profile(w));
+        }
+        const psb_body_state after = psb_body_measure(w, 0);
+        out->volume_drift = after.volume / before.volume - 1.0;
+        out->energy_drift = (after.energy - before.energy) / energy_scale(&before);
+        if (after.blowups > 0) {
+            fprintf(stderr, "psb bench: %s: %s\n", sc->name, psb_world_last_event(w));
+        }
+        psb_world_destroy(w);
+    }
+    // The step shares bodies of 4096 points and up between the threads.
+    out->threads = n >= 4096 ? params.threads : 1;
+    qsort(times + 1, (size_t)repeats, sizeof times[0], compare_double);
+    out->min = times[1];
+    out->max = times[repeats];
+    out->median = median(times + 1, repeats);
+    if (args->reference && mesh.kind == PSB_SHELL) {
+        out->textbook = time_textbook(&def, &params, h, steps, repeats);
+    }
+    psb_mesh_free(&mesh);
+    free(start_points);
+    return 0;
+}
+
+static void print_result(const char *name, const bench_args *args, const result *r) {
+    const psb_profile *p = &r->profile;
+    const double total = p->springs + p->gas + p->integrate + p->collide + p->guard;
+    const double pct = total > 0.0 ? 100.0 / total : 0.0;
+    const double steps_per_s = 1e9 / (r->median * r->vertices);
+    if (args->format == 1) {
+        printf("scene=%s vertices=%d steps=%ld threads=%d isa=%s ns_per_vertex_step=%.3f "
+               "ns_min=%.3f ns_max=%.3f steps_per_s=%.1f share_springs=%.1f share_gas=%.1f "
+               "share_integrate=%.1f share_collide=%.1f share_guard=%.1f volume_drift=%.3e "
+               "energy_drift=%.3e",
+               name, r->vertices, r->steps, r->threads, r->isa, r->median, r->min, r->max,
+               steps_per_s, p->springs * pct, p->gas * pct, p->integrate * pct, p->collide * pct,
+               p->guard * pct, r->volume_drift, r->energy_drift);
+        if (r->textbook > 0.0) {
+            printf(" textbook_ns=%.3f speedup=%.2f", r->textbook, r->textbook / r->median);
+        }
+        printf("\n");
+        return;
+    }
+    printf("%-12s %8d %7ld %3d %8.2f %8.2f %8.2f %10.0f  %4.0f%% %4.0f%% %4.0f%% %4.0f%% %4.0f%%  "
+           "%9.2e %9.2e",
+           name, r->vertices, r->steps, r->threads, r->median, r->min, r->max, steps_per_s,
+           p->springs * pct, p->gas * pct, p->integrate * pct, p->collide * pct, p->guard * pct,
+           r->volume_drift, r->energy_drift);
+    if (r->textbook > 0.0) {
+        printf("  %8.2f %6.2fx", r->textbook, r->textbook / r->median);
+    }
+    printf("\n");
+}
+
+static void print_help(FILE *out, bench_args *defaults) {
+    psb_option_group group = {"Benchmark", bench_table,
+                              (int)(sizeof bench_table / sizeof bench_table[0]), defaults, NULL};
+    fprintf(out, "usage: psb bench [options]\n"
+                 "\n"
+                 "Times the simulation step (springs, volume and pressure, gravity, floor,\n"
+                 "symplectic Euler) on fixed scenes: a sphere of 0.5 m, 1 kg, resting on an\n"
+                 "elastic floor at its gas-spring equilibrium, without damping. Prints ns per\n"
+                 "vertex-step (a point advanced by one sub-step; median, min and max over the\n"
+                 "repeats, wall clock), sub-steps per second, the threads, each stage's share\n"
+                 "of the time (springs: the spring forces and the volume gradient, one pass;\n"
+                 "gas: the volume sum and pressure; integ: kick, drift and floor; coll: other\n"
+                 "colliders; guard: the blow-up check and the copy into the public arrays) and\n"
+                 "the relative volume and energy drift over one repeat.\n"
+                 "\n");
+    psb_options_print_help(out, &group, 1);
+}
+
+int psb_cmd_bench(int argc, char **argv) {
+    bench_args args = {.scene = NULL, .threads = 1, .steps = 0, .repeats = 0, .format = 0};
+    psb_option_group group = {"Benchmark", bench_table,
+                              (int)(sizeof bench_table / sizeof bench_table[0]), &args, NULL};
+    if (psb_options_wants_help(argc, argv)) {
+        print_help(stdout, &args);
+        return 0;
+    }
+    char error[512];
+    if (!psb_options_parse("psb bench", argc, argv, &group, 1, NULL, error, sizeof error)) {
+        fprintf(stderr, "%s\n", error);
+        return 2;
+    }
+    const scene *chosen = NULL;
+    if (args.scene) {
+        for (int i = 0; i < SCENE_COUNT; i++) {
+            if (strcmp(args.scene, scenes[i].name) == 0) {
+                chosen = &scenes[i];
+            }
+        }
+        if (!chosen) {
+            fprintf(stderr,
+                    "psb bench: --scene: expected one of icosphere-3 .. icosphere-7, "
+                    "ring-10k, mesh, got '%s'\n",
+                    args.scene);
+            return 2;
+        }
+        if (chosen->level == -2 && !args.mesh) {
+            fprintf(stderr, "psb bench: --scene mesh: expected an OBJ file with --mesh FILE\n");
+            return 2;
+        }
+    }
+    if (args.format == 0) {
+        printf("%-12s %8s %7s %3s %8s %8s %8s %10s  %5s %5s %5s %5s %5s  %9s %9s%s\n", "scene",
+               "vertices", "steps", "thr", "ns/vs", "min", "max", "steps/s", "sprng", "gas",
+               "integ", "coll", "guard", "vol.drift", "E.drift",
+               args.reference ? "  textbook  ratio" : "");
+    }
+    for (int i = 0; i < SCENE_COUNT; i++) {
+        const scene *sc = &scenes[i];
+        const bool is_mesh = sc->level == -2;
+        if (chosen ? sc != chosen : (is_mesh ? !args.mesh : (args.quick && !sc->quick))) {
+            continue;
+        }
+        result r;
+        if (run_scene(sc, &args, &r) != 0) {
+            return 1;
+        }
+        // A mesh scene is named after its file (without the folders).
+        const char *slash = is_mesh ? strrchr(args.mesh, '/') : NULL;
+        print_result(is_mesh ? (slash ? slash + 1 : args.mesh) : sc->name, &args, &r);
+        fflush(stdout);
+    }
+    return 0;
+}

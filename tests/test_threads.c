@@ -1,0 +1,454 @@
+// Threads and kernels: the fast step gives the same physics whatever runs it.
+//
+// - Threads: a world stepped with 1, 2, 3 or 5 threads holds bit-identical
+//   positions and velocities (memcmp) after every step, for shells and rings
+//   large enough to be shared out, with gravity, floor, walls, a sphere,
+//   damping, inflation, area masses and a grabbed point; a blow-up is
+//   reported the same way whatever the count. The threads split the points,
+//   never a sum (the volume is summed per chunk in chunk order), so the
+//   tolerance is zero.
+// - Small bodies (under 4096 points) are stepped side by side, one thread
+//   each: five of them give the same bits with 1, 2 or 4 threads.
+// - Kernels: the scalar, AVX2 and AVX-512 versions of the hot loops (those
+//   this CPU runs) agree to 1e-12 relative on one force evaluation and to
+//   1e-9 of the body's size after 50 steps (they differ in rounding only:
+//   fused multiply-adds, the reciprocal square root's last bits).
+// - Fans: the volume gradient that the kernels gather per point equals the
+//   finite-difference gradient of the divergence-theorem volume, and their
+//   volume equals psb_body_measure's, on a closed sphere, on two boxes that
+//   share one corner (a non-manifold point) and on a torus; the net gas force
+//   on a closed surface is zero.
+//
+// This test reaches into the core (internal.h) to pick kernels and to read
+// the forces; everything else goes through the public API.
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bodies.h"
+#include "check.h"
+#include "internal.h"
+#include "psb.h"
+#include "psb_mesh.h"
+
+// A busy world with one big shell (level 5, 10242 points), one big ring
+// (5000 points) and one small shell that always runs on one thread.
+static psb_world *make_world_with(int threads, psb_integrator integrator) {
+    psb_params p = psb_default_params();
+    p.threads = threads;
+    p.integrator = integrator;
+    p.dt = 1.0 / 120.0;
+    p.substeps = 10;
+    p.walls = true;
+    p.walls_min = (psb_vec3){-2, -1, -2};
+    p.walls_max = (psb_vec3){2, 4, 2};
+    p.restitution = 0.5;
+    p.friction = 1.0;
+    psb_error err;
+    psb_world *w = psb_world_create(&p, &err);
+    CHECK(w != NULL, "world: %s", err.message);
+    if (!w) {
+        return NULL;
+    }
+    CHECK(psb_world_add_sphere(w, (psb_vec3){0.3, -0.2, 0.1}, 0.3, &err) == PSB_OK, "sphere: %s",
+          err.message);
+
+    psb_mesh m;
+    psb_mesh_icosphere(&m, 5, 0.5, &err);
+    uint64_t seed = 7;
+    for (int i = 0; i < m.point_count; i++) {
+        m.points[i].x += 0.002 * rnd(&seed);
+        m.points[i].y += 0.002 * rnd(&seed);
+        m.points[i].z += 0.002 * rnd(&seed);
+    }
+    psb_body_def def = psb_mesh_body_def(&m);
+    def.params.mass = 2.0;
+    def.params.spring_k = 50.0;
+    def.params.spring_damping = 0.002;
+    def.params.gas_nrt = 10.0;
+    def.params.inflate_time = 0.05;
+    def.params.mass_by_area = true;
+    def.offset = (psb_vec3){0.2, 0.55, 0.0};
+    def.velocity = (psb_vec3){0.5, -1.0, 0.3};
+    CHECK(psb_world_add_body(w, &def, &err) == 0, "icosphere: %s", err.message);
+    psb_mesh_free(&m);
+
+    // Heavy and soft enough for h = 1/1200 s with 5000 points.
+    psb_mesh_ring(&m, 5000, 0.5, &err);
+    def = psb_mesh_body_def(&m);
+    def.params.mass = 20.0;
+    def.params.spring_k = 1000.0;
+    def.params.spring_damping = 0.01;
+    def.params.gas_nrt = 0.05;
+    def.offset = (psb_vec3){-1.0, 2.0, 0.0};
+    def.velocity = (psb_vec3){1.0, 0.0, 0.0};
+    CHECK(psb_world_add_body(w, &def, &err) == 1, "ring: %s", err.message);
+    psb_mesh_free(&m);
+
+    psb_mesh_icosphere(&m, 2, 0.3, &err);
+    def = psb_mesh_body_def(&m);
+    def.offset = (psb_vec3){-1.0, 2.0, 1.0};
+    CHECK(psb_world_add_body(w, &def, &err) == 2, "small icosphere: %s", err.message);
+    psb_mesh_free(&m);
+
+    psb_body_grab(w, 0, 123, (psb_vec3){0.3, 1.5, 0.2}, 5.0);
+    return w;
+}
+
+static bool same_bits(const psb_world *a, const psb_world *b) {
+    for (int id = 0; id < psb_world_body_count(a); id++) {
+        const size_t bytes = (size_t)psb_body_point_count(a, id) * sizeof(psb_vec3);
+        if (memcmp(psb_body_positions(a, id), psb_body_positions(b, id), bytes) != 0 ||
+            memcmp(psb_body_velocities(a, id), psb_body_velocities(b, id), bytes) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void test_thread_counts(psb_integrator integrator) {
+    const int counts[] = {2, 3, 5};
+    const char *name = psb_integrator_name(integrator);
+    psb_world *one = make_world_with(1, integrator);
+    psb_world *many[3];
+    for (int c = 0; c < 3; c++) {
+        many[c] = make_world_with(counts[c], integrator);
+    }
+    bool moved = false;
+    for (int k = 0; k < 30 && one; k++) {
+        psb_world_step(one);
+        for (int c = 0; c < 3; c++) {
+            if (!many[c]) {
+                continue;
+            }
+            psb_world_step(many[c]);
+            if (!same_bits(one, many[c])) {
+                CHECK(false, "%s: %d threads differ from one after step %d", name, counts[c],
+                      k + 1);
+                psb_world_destroy(many[c]);
+                many[c] = NULL;
+            }
+        }
+        if (k == 10) {
+            psb_body_release(one, 0);
+            for (int c = 0; c < 3; c++) {
+                if (many[c]) {
+                    psb_body_release(many[c], 0);
+                }
+            }
+        }
+    }
+    if (one) {
+        const psb_body_state s = psb_body_measure(one, 0);
+        moved = s.centroid.x > 0.25 && isfinite(s.energy);
+        CHECK(moved, "%s: the big sphere did not move (centroid x %g)", name, s.centroid.x);
+        CHECK(s.blowups == 0 && psb_body_measure(one, 1).blowups == 0, "%s: blow-up: %s", name,
+              psb_world_last_event(one));
+    }
+    psb_world_destroy(one);
+    for (int c = 0; c < 3; c++) {
+        psb_world_destroy(many[c]);
+    }
+}
+
+// A blow-up (a huge kick) is found, reported and recovered the same way.
+static void test_threaded_blowup(void) {
+    char events[2][512];
+    psb_world *w[2] = {make_world_with(1, PSB_SYMPLECTIC_EULER),
+                       make_world_with(4, PSB_SYMPLECTIC_EULER)};
+    for (int c = 0; c < 2; c++) {
+        if (!w[c]) {
+            events[c][0] = '\0';
+            continue;
+        }
+        psb_world_step(w[c]);
+        psb_body_apply_impulse(w[c], 0, 4000, (psb_vec3){0.0, 1e3, 0.0});
+        psb_body_apply_impulse(w[c], 0, 77, (psb_vec3){1e3, 0.0, 0.0});
+        const int blown = psb_world_step(w[c]);
+        CHECK(blown == 1, "%d threads: %d bodies blew up, expected 1", c ? 4 : 1, blown);
+        snprintf(events[c], sizeof events[c], "%s", psb_world_last_event(w[c]));
+        psb_world_step(w[c]);
+    }
+    CHECK(strstr(events[0], "body 0 blew up") != NULL, "unexpected report: %s", events[0]);
+    CHECK(strcmp(events[0], events[1]) == 0, "reports differ:\n  %s\n  %s", events[0], events[1]);
+    CHECK(w[0] && w[1] && same_bits(w[0], w[1]), "states differ after the recovery");
+    psb_world_destroy(w[0]);
+    psb_world_destroy(w[1]);
+}
+
+// Five small bodies of different kinds and materials, in walls with a sphere.
+static psb_world *make_small_bodies(int threads) {
+    psb_params p = psb_default_params();
+    p.threads = threads;
+    p.substeps = 30;
+    p.walls = true;
+    p.walls_min = (psb_vec3){-3, -1, -3};
+    p.walls_max = (psb_vec3){3, 5, 3};
+    psb_error err;
+    psb_world *w = psb_world_create(&p, &err);
+    CHECK(w != NULL, "world: %s", err.message);
+    if (!w) {
+        return NULL;
+    }
+    psb_world_add_sphere(w, (psb_vec3){0.2, 0.5, 0.0}, 0.6, &err);
+    psb_mesh m[5];
+    psb_mesh_ring(&m[0], 40, 0.5, &err);
+    psb_mesh_icosphere(&m[1], 3, 0.4, &err);
+    psb_mesh_box(&m[2], 2, (psb_vec3){0.3, 0.2, 0.25}, &err);
+    psb_mesh_torus(&m[3], 12, 6, 0.4, 0.15, &err);
+    psb_mesh_icosphere(&m[4], 2, 0.3, &err);
+    const psb_vec3 at[5] = {
+        {-1.0, 2.5, 0.0}, {0.3, 2.0, 0.1}, {1.5, 1.0, -1.0}, {-1.5, 3.0, 1.0}, {1.0, 3.5, 1.0}};
+    for (int k = 0; k < 5; k++) {
+        psb_body_def def = psb_mesh_body_def(&m[k]);
+        def.params.spring_k = 500.0 + 100.0 * k;
+        def.params.spring_damping = 0.2 * k;
+        def.params.gas_nrt = k == 0 ? 10.0 : 30.0 + 10.0 * k;
+        def.params.mass_by_area = k % 2 == 1;
+        def.offset = at[k];
+        def.velocity = (psb_vec3){0.5 * k - 1.0, 0.0, k == 0 ? 0.0 : 0.3};
+        CHECK(psb_world_add_body(w, &def, &err) == k, "body %d: %s", k, err.message);
+        psb_mesh_free(&m[k]);
+    }
+    return w;
+}
+
+static void test_small_bodies(void) {
+    psb_world *w[3] = {make_small_bodies(1), make_small_bodies(2), make_small_bodies(4)};
+    for (int k = 0; k < 60 && w[0] && w[1] && w[2]; k++) {
+        for (int c = 0; c < 3; c++) {
+            psb_world_step(w[c]);
+        }
+        CHECK(same_bits(w[0], w[1]) && same_bits(w[0], w[2]),
+              "small bodies differ with more threads after step %d", k + 1);
+        if (!same_bits(w[0], w[1]) || !same_bits(w[0], w[2])) {
+            break;
+        }
+    }
+    for (int c = 0; c < 3; c++) {
+        psb_world_destroy(w[c]);
+    }
+}
+
+// One force evaluation of body 0 with kernels k; returns the body's volume.
+static double evaluate(psb_world *w, const psb_kernels *k) {
+    w->kernels = k;
+    psb_body *b = w->bodies[0];
+    body_forces(b, w, psb_world_time(w));
+    return b->volume;
+}
+
+static void test_kernels_agree(void) {
+    const psb_kernels *versions[3] = {kernels_scalar(), kernels_avx2(), kernels_avx512()};
+    psb_world *ref = make_world_with(1, PSB_SYMPLECTIC_EULER);
+    if (!ref) {
+        return;
+    }
+    ref->kernels = versions[0];
+    for (int k = 0; k < 3; k++) {
+        psb_world_step(ref);
+    }
+    psb_body *rb = ref->bodies[0];
+    const int n_pad = rb->n_pad;
+    static double f0[3][10248], g0[3][10248];
+    if (n_pad > 10248) {
+        CHECK(false, "unexpected size %d", n_pad);
+        psb_world_destroy(ref);
+        return;
+    }
+    const double v0 = evaluate(ref, versions[0]);
+    for (int c = 0; c < 3; c++) {
+        memcpy(f0[c], rb->f[c], (size_t)n_pad * sizeof(double));
+        memcpy(g0[c], rb->grad[c], (size_t)n_pad * sizeof(double));
+    }
+    double fscale = 0.0, gscale = 0.0;
+    for (int c = 0; c < 3; c++) {
+        for (int i = 0; i < rb->n; i++) {
+            fscale = fmax(fscale, fabs(f0[c][i]));
+            gscale = fmax(gscale, fabs(g0[c][i]));
+        }
+    }
+    for (int v = 1; v < 3; v++) {
+        if (!versions[v]) {
+            continue; // not on this CPU or this build
+        }
+        const double vol = evaluate(ref, versions[v]);
+        CHECK(fabs(vol - v0) <= 1e-12 * v0, "%s: volume %.17g, scalar %.17g", versions[v]->name,
+              vol, v0);
+        double fd = 0.0, gd = 0.0;
+        for (int c = 0; c < 3; c++) {
+            for (int i = 0; i < rb->n; i++) {
+                fd = fmax(fd, fabs(rb->f[c][i] - f0[c][i]));
+                gd = fmax(gd, fabs(rb->grad[c][i] - g0[c][i]));
+            }
+        }
+        // Springs near rest cancel to a small net force: compare with the
+        // largest force, not each one's own size.
+        CHECK(fd <= 1e-12 * fscale, "%s: forces differ by %.3g of the largest", versions[v]->name,
+              fd / fscale);
+        CHECK(gd <= 1e-12 * gscale, "%s: gradients differ by %.3g of the largest",
+              versions[v]->name, gd / gscale);
+    }
+    psb_world_destroy(ref);
+
+    // 50 steps with each version, in free flight (a contact turns a last-bit
+    // difference into a different bounce): the trajectories stay together.
+    psb_world *runs[3] = {NULL, NULL, NULL};
+    for (int v = 0; v < 3; v++) {
+        if (!versions[v]) {
+            continue;
+        }
+        runs[v] = make_world_with(1, PSB_SYMPLECTIC_EULER);
+        if (runs[v]) {
+            psb_params p = *psb_world_params(runs[v]);
+            p.gravity = 0.0;
+            p.floor = false;
+            p.walls = false;
+            psb_world_set_params(runs[v], &p, NULL);
+            runs[v]->sphere_count = 0;
+            runs[v]->kernels = versions[v];
+            for (int k = 0; k < 50; k++) {
+                psb_world_step(runs[v]);
+            }
+        }
+    }
+    for (int v = 1; v < 3; v++) {
+        if (!runs[0] || !runs[v]) {
+            continue;
+        }
+        for (int id = 0; id < 3; id++) {
+            const psb_vec3 *a = psb_body_positions(runs[0], id);
+            const psb_vec3 *b = psb_body_positions(runs[v], id);
+            double worst = 0.0;
+            for (int i = 0; i < psb_body_point_count(runs[0], id); i++) {
+                worst = fmax(worst, norm(sub(a[i], b[i])));
+            }
+            CHECK(worst <= 1e-9, "%s: body %d drifted %.3g m from the scalar run",
+                  versions[v]->name, id, worst);
+        }
+    }
+    for (int v = 0; v < 3; v++) {
+        psb_world_destroy(runs[v]);
+    }
+}
+
+// The kernels' gradient against central differences of the volume.
+static void check_gradient(const char *name, psb_mesh *m) {
+    psb_params p = psb_default_params();
+    p.gravity = 0.0;
+    psb_error err;
+    psb_world *w = psb_world_create(&p, &err);
+    psb_body_def def = psb_mesh_body_def(m);
+    uint64_t seed = 99;
+    for (int i = 0; i < m->point_count; i++) {
+        m->points[i].x += 0.01 * rnd(&seed);
+        m->points[i].y += 0.01 * rnd(&seed);
+        m->points[i].z += 0.01 * rnd(&seed);
+    }
+    const int id = w ? psb_world_add_body(w, &def, &err) : -1;
+    CHECK(id == 0, "%s: %s", name, err.message);
+    if (id != 0) {
+        psb_world_destroy(w);
+        return;
+    }
+    psb_body *b = w->bodies[0];
+    const psb_kernels *versions[3] = {kernels_scalar(), kernels_avx2(), kernels_avx512()};
+    for (int v = 0; v < 3; v++) {
+        if (!versions[v]) {
+            continue;
+        }
+        const double vol = evaluate(w, versions[v]);
+        const double exact = psb_body_measure(w, 0).volume;
+        CHECK(fabs(vol - exact) <= 1e-13 * fabs(exact), "%s %s: volume %.17g, measured %.17g", name,
+              versions[v]->name, vol, exact);
+        double worst = 0.0, scale = 0.0;
+        psb_vec3 net = {0.0, 0.0, 0.0};
+        psb_vec3 *x = b->x_pub;
+        for (int i = 0; i < b->n; i++) {
+            const int k = b->rank[i];
+            const double g[3] = {b->grad[0][k], b->grad[1][k], b->grad[2][k]};
+            net = (psb_vec3){net.x + g[0], net.y + g[1], net.z + g[2]};
+            double *coord[3] = {&x[i].x, &x[i].y, &x[i].z};
+            for (int c = 0; c < 3; c++) {
+                // The volume is cubic in each coordinate's neighbourhood
+                // (linear in each point, in fact), so central differences
+                // are exact up to rounding.
+                const double keep = *coord[c], step = 1e-4;
+                *coord[c] = keep + step;
+                const double up = body_volume(b, x);
+                *coord[c] = keep - step;
+                const double down = body_volume(b, x);
+                *coord[c] = keep;
+                worst = fmax(worst, fabs((up - down) / (2.0 * step) - g[c]));
+                scale = fmax(scale, fabs(g[c]));
+            }
+        }
+        CHECK(worst <= 1e-9 * scale, "%s %s: gradient off by %.3g of its largest entry", name,
+              versions[v]->name, worst / scale);
+        CHECK(norm(net) <= 1e-12 * scale * b->n, "%s %s: net gas force %.3g", name,
+              versions[v]->name, norm(net));
+    }
+    psb_world_destroy(w);
+}
+
+static void test_fans(void) {
+    psb_error err;
+    psb_mesh m;
+    psb_mesh_icosphere(&m, 2, 0.5, &err);
+    check_gradient("icosphere", &m);
+    psb_mesh_free(&m);
+    psb_mesh_torus(&m, 16, 8, 0.5, 0.2, &err);
+    check_gradient("torus", &m);
+    psb_mesh_free(&m);
+
+    // Two boxes meeting at one corner: that corner's triangles form two
+    // separate fans, which the kernels take triangle by triangle.
+    psb_mesh a, c;
+    psb_mesh_box(&a, 1, (psb_vec3){0.5, 0.5, 0.5}, &err);
+    psb_mesh_box(&c, 1, (psb_vec3){0.5, 0.5, 0.5}, &err);
+    int corner_a = 0, corner_c = 0;
+    for (int i = 0; i < a.point_count; i++) {
+        if (a.points[i].x > 0 && a.points[i].y > 0 && a.points[i].z > 0) {
+            corner_a = i;
+        }
+        if (c.points[i].x < 0 && c.points[i].y < 0 && c.points[i].z < 0) {
+            corner_c = i;
+        }
+    }
+    psb_vec3 points[16];
+    int tris[3 * 24];
+    int map[8];
+    for (int i = 0; i < 8; i++) {
+        points[i] = a.points[i];
+    }
+    int next = 8;
+    for (int i = 0; i < 8; i++) {
+        if (i == corner_c) {
+            map[i] = corner_a;
+        } else {
+            points[next] =
+                (psb_vec3){c.points[i].x + 1.0, c.points[i].y + 1.0, c.points[i].z + 1.0};
+            map[i] = next++;
+        }
+    }
+    for (int t = 0; t < 12; t++) {
+        for (int q = 0; q < 3; q++) {
+            tris[3 * t + q] = a.triangles[3 * t + q];
+            tris[3 * (12 + t) + q] = map[c.triangles[3 * t + q]];
+        }
+    }
+    psb_mesh both = {PSB_SHELL, points, next, tris, 24};
+    check_gradient("boxes sharing a corner", &both);
+    psb_mesh_free(&a);
+    psb_mesh_free(&c);
+}
+
+int main(void) {
+    test_fans();
+    test_kernels_agree();
+    test_thread_counts(PSB_SYMPLECTIC_EULER);
+    test_thread_counts(PSB_VERLET);
+    test_small_bodies();
+    test_threaded_blowup();
+    return check_done("test_threads");
+}
