@@ -11,6 +11,16 @@ PACKAGES=(
     libc6-dev
     make
     cmake
+    pkg-config
+    # the viewer: window and input, math, PNG and text, the GL loader generator
+    libglfw3-dev
+    libcglm-dev
+    libstb-dev
+    python3-glad
+    # the viewer's tests: a virtual X server with Mesa's software renderer
+    xvfb
+    xauth
+    libgl1-mesa-dri
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

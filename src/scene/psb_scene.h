@@ -1,0 +1,94 @@
+// psb scenes: plain data builders that make a world and its bodies, shared by
+// the viewer, the tests and the benchmark, so that all three run exactly the
+// same set-up. A scene owns its world; the caller steps and draws it.
+#ifndef PSB_SCENE_H
+#define PSB_SCENE_H
+
+#include "psb.h"
+#include "psb_mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Most bodies one scene holds (the HUD, plots and shadows have room for this many).
+enum { PSB_SCENE_MAX_BODIES = 16 };
+
+/// What a front end needs to know about a body besides its physics.
+typedef struct psb_scene_body {
+    char label[32];     ///< short name for the HUD and plots ("ring", "low gas", "spot.obj")
+    float color[3];     ///< display colour, RGB in [0, 1]
+    double gas_nrt;     ///< the body's gas amount as built, J; front ends scale it
+    double rest_volume; ///< volume of the rest shape, m³ (2D: m²)
+} psb_scene_body;
+
+/// How to build a scene. Fill with psb_default_scene_config().
+typedef struct psb_scene_config {
+    psb_params params;   ///< world parameters; params.body is the one material of every body
+    int ring_points;     ///< points on the 2D ring (>= 3)
+    int sphere_level;    ///< icosphere subdivision of the 3D spheres (0..8)
+    double radius;       ///< rest radius of the ring and the spheres, m (> 0)
+    double drop_height;  ///< start with the lowest point this far above the floor, m (>= 0)
+    double spacing;      ///< distance between neighbouring 3D bodies' centres, m (> 0)
+    double arena_half;   ///< walls at x, z = +-arena_half, m (> 0); they keep pokes in view
+    double gas_scale[3]; ///< low, medium, high gas as multiples of psb_default_gas_nrt(kind)
+    bool auto_substeps;  ///< raise params.substeps to what the bodies' stability estimate needs
+} psb_scene_config;
+
+/// A built scene. Bodies are numbered as in its world.
+typedef struct psb_scene {
+    psb_world *world;                            ///< owned; freed by psb_scene_destroy
+    char name[32];                               ///< the scene's name ("default")
+    int body_count;                              ///< == psb_world_body_count(world)
+    psb_scene_body bodies[PSB_SCENE_MAX_BODIES]; ///< per body, in world order
+    psb_scene_config config;                     ///< what it was built from
+    int substeps_needed;                         ///< stable sub-step count for all bodies
+    double stable_substep; ///< the smallest psb_body_stable_substep over the bodies, s
+} psb_scene;
+
+/// The defaults: the world and material of psb_default_params() with walls
+/// at +-3 m and the gas pumped in over 1 s before gravity acts (as in the
+/// tutorial's demo); a ring of 48 points and level 3 icospheres of radius
+/// 0.5 m, 1 m above the floor and 1.5 m apart; gas 0.1, 1 and 3 times the
+/// kind's default (low, medium, high); automatic sub-steps.
+psb_scene_config psb_default_scene_config(void);
+
+/// Number of scenes, and the name and one-line summary of each.
+int psb_scene_count(void);
+const char *psb_scene_name(int index);
+const char *psb_scene_summary(int index);
+
+/// The index of the scene called name, or -1.
+int psb_scene_find(const char *name);
+
+/// Builds the scene called name. On failure *out is zeroed and err says why.
+/// Scenes: "default" (the ring and three spheres with low, medium and high
+/// gas), "ring" (the ring alone: a stage for loaded models).
+psb_status psb_scene_build(psb_scene *out, const char *name, const psb_scene_config *config,
+                           psb_error *err);
+
+/// Adds a closed mesh as a 3D body (or a ring as a 2D body) with the scene's
+/// material and the medium gas scaled by its volume (so that it starts at
+/// the pressure the medium sphere, or the ring, starts at), placed in the next
+/// free spot of the arena and lifted to the drop height. Recomputes substeps_needed and, with
+/// auto_substeps, the world's sub-step count. A refused mesh changes nothing.
+psb_status psb_scene_add_mesh(psb_scene *scene, const psb_mesh *mesh, const char *label,
+                              psb_error *err);
+
+/// The smallest sub-step count n with dt / n <= margin * h_stable over all
+/// bodies (at least 1, at most 10000), from psb_body_stable_substep.
+int psb_scene_stable_substeps(const psb_world *world, double margin);
+
+/// Recomputes substeps_needed after a change of the bodies' material (a
+/// stiffer spring needs a smaller sub-step) and, with auto_substeps, sets the
+/// world's sub-step count to the larger of config.params.substeps and it.
+psb_status psb_scene_refresh_substeps(psb_scene *scene, psb_error *err);
+
+/// Frees the world and zeroes the scene. Safe on a zeroed scene.
+void psb_scene_destroy(psb_scene *scene);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

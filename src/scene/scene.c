@@ -1,0 +1,310 @@
+// Scene builders: the default comparison scene and a bare stage for loaded
+// models. Plain data in, a world out; see psb_scene.h.
+#include "psb_scene.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+// Sub-steps are chosen so that h stays below this fraction of the estimate.
+#define STABLE_MARGIN 0.9
+#define MAX_SUBSTEPS  10000
+#define PI            3.14159265358979323846
+
+typedef psb_status (*scene_builder)(psb_scene *scene, psb_error *err);
+
+typedef struct scene_entry {
+    const char *name;
+    const char *summary;
+    scene_builder build;
+} scene_entry;
+
+// Display colours: the ring amber, the spheres from soft (blue) to hard (red),
+// then a palette for loaded models.
+static const float ring_color[3] = {0.96f, 0.66f, 0.18f};
+static const float gas_colors[3][3] = {
+    {0.30f, 0.56f, 0.96f},
+    {0.36f, 0.78f, 0.42f},
+    {0.92f, 0.32f, 0.32f},
+};
+static const float model_colors[][3] = {
+    {0.70f, 0.48f, 0.92f}, {0.25f, 0.78f, 0.80f}, {0.95f, 0.50f, 0.70f},
+    {0.85f, 0.85f, 0.35f}, {0.60f, 0.70f, 0.95f}, {0.95f, 0.60f, 0.35f},
+};
+static const char *const gas_labels[3] = {"low gas", "medium gas", "high gas"};
+
+psb_scene_config psb_default_scene_config(void) {
+    psb_scene_config c;
+    memset(&c, 0, sizeof c);
+    c.params = psb_default_params();
+    c.arena_half = 3.0;
+    c.params.walls = true;
+    c.params.walls_min = (psb_vec3){-c.arena_half, c.params.floor_y - 1.0, -c.arena_half};
+    c.params.walls_max = (psb_vec3){c.arena_half, c.params.floor_y + 50.0, c.arena_half};
+    // Pump the gas in over the first second with gravity held off, as the
+    // tutorial's demo does: the bodies swell in the air, then fall.
+    c.params.body.inflate_time = 1.0;
+    c.params.gravity_waits_for_gas = true;
+    c.ring_points = 48;
+    c.sphere_level = 3;
+    c.radius = 0.5;
+    c.drop_height = 1.0;
+    c.spacing = 1.5;
+    c.gas_scale[0] = 0.1;
+    c.gas_scale[1] = 1.0;
+    c.gas_scale[2] = 3.0;
+    c.auto_substeps = true;
+    return c;
+}
+
+static double stable_substep(const psb_world *world) {
+    double h_max = INFINITY;
+    for (int b = 0; b < psb_world_body_count(world); b++) {
+        h_max = fmin(h_max, psb_body_stable_substep(world, b));
+    }
+    return h_max;
+}
+
+int psb_scene_stable_substeps(const psb_world *world, double margin) {
+    const double h_max = stable_substep(world);
+    const double dt = psb_world_params(world)->dt;
+    // n = ceil(dt / (margin h_stable)), so that dt / n <= margin h_stable.
+    const double needed = ceil(dt / (margin * h_max));
+    if (!(needed >= 1.0)) {
+        return 1;
+    }
+    return needed <= MAX_SUBSTEPS ? (int)needed : MAX_SUBSTEPS;
+}
+
+psb_status psb_scene_refresh_substeps(psb_scene *scene, psb_error *err) {
+    scene->substeps_needed = psb_scene_stable_substeps(scene->world, STABLE_MARGIN);
+    scene->stable_substep = stable_substep(scene->world);
+    if (!scene->config.auto_substeps) {
+        return PSB_OK;
+    }
+    psb_params params = *psb_world_params(scene->world);
+    const int wanted = scene->config.params.substeps > scene->substeps_needed
+                           ? scene->config.params.substeps
+                           : scene->substeps_needed;
+    if (params.substeps == wanted) {
+        return PSB_OK;
+    }
+    params.substeps = wanted;
+    return psb_world_set_params(scene->world, &params, err);
+}
+
+// Adds mesh as a body with the scene's material and gas nrt, shifted so its
+// lowest point is drop_height above the floor and its centre at (x, ., z).
+static psb_status add_body(psb_scene *scene, const psb_mesh *mesh, double x, double z, double nrt,
+                           const char *label, const float color[3], psb_error *err) {
+    if (scene->body_count >= PSB_SCENE_MAX_BODIES) {
+        return psb_error_set(err, PSB_ERR_INVALID, "the scene is full: %d bodies at most",
+                             PSB_SCENE_MAX_BODIES);
+    }
+    if (mesh->point_count < 1) {
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: the mesh has no points", label);
+    }
+    psb_vec3 lo = mesh->points[0], hi = mesh->points[0];
+    for (int i = 1; i < mesh->point_count; i++) {
+        const psb_vec3 p = mesh->points[i];
+        lo = (psb_vec3){fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z)};
+        hi = (psb_vec3){fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z)};
+    }
+    const psb_scene_config *c = &scene->config;
+    psb_body_def def = psb_mesh_body_def(mesh);
+    def.params = c->params.body;
+    def.params.gas_nrt = nrt;
+    def.offset.x = x - 0.5 * (lo.x + hi.x);
+    def.offset.y = c->params.floor_y + c->drop_height - lo.y;
+    def.offset.z = mesh->kind == PSB_RING ? 0.0 : z - 0.5 * (lo.z + hi.z);
+    const int id = psb_world_add_body(scene->world, &def, err);
+    if (id < 0) {
+        return err ? err->status : PSB_ERR_INVALID;
+    }
+    psb_scene_body *info = &scene->bodies[id];
+    memset(info, 0, sizeof *info);
+    snprintf(info->label, sizeof info->label, "%s", label);
+    memcpy(info->color, color, sizeof info->color);
+    info->gas_nrt = nrt;
+    info->rest_volume = psb_body_measure(scene->world, id).rest_volume;
+    scene->body_count = id + 1;
+    return PSB_OK;
+}
+
+static psb_status add_ring(psb_scene *scene, psb_error *err) {
+    const psb_scene_config *c = &scene->config;
+    psb_mesh ring;
+    psb_status status = psb_mesh_ring(&ring, c->ring_points, c->radius, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    const double nrt = c->gas_scale[1] * psb_default_gas_nrt(PSB_RING);
+    status = add_body(scene, &ring, 0.0, 0.0, nrt, "ring (2D)", ring_color, err);
+    psb_mesh_free(&ring);
+    return status;
+}
+
+// The ring alone: the 2D view's body, and a stage for loaded models.
+static psb_status build_ring(psb_scene *scene, psb_error *err) {
+    return add_ring(scene, err);
+}
+
+// The ring, and three spheres side by side with low, medium and high gas.
+static psb_status build_default(psb_scene *scene, psb_error *err) {
+    psb_status status = add_ring(scene, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    const psb_scene_config *c = &scene->config;
+    psb_mesh sphere;
+    status = psb_mesh_icosphere(&sphere, c->sphere_level, c->radius, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    for (int k = 0; k < 3 && status == PSB_OK; k++) {
+        const double nrt = c->gas_scale[k] * psb_default_gas_nrt(PSB_SHELL);
+        status = add_body(scene, &sphere, (k - 1) * c->spacing, 0.0, nrt, gas_labels[k],
+                          gas_colors[k], err);
+    }
+    psb_mesh_free(&sphere);
+    return status;
+}
+
+static const scene_entry scenes[] = {
+    {"default", "the 2D ring and three 3D spheres with low, medium and high gas", build_default},
+    {"ring", "the 2D ring alone (a stage for loaded models)", build_ring},
+};
+
+enum { SCENE_COUNT = (int)(sizeof scenes / sizeof scenes[0]) };
+
+int psb_scene_count(void) {
+    return SCENE_COUNT;
+}
+
+const char *psb_scene_name(int index) {
+    return index >= 0 && index < SCENE_COUNT ? scenes[index].name : "?";
+}
+
+const char *psb_scene_summary(int index) {
+    return index >= 0 && index < SCENE_COUNT ? scenes[index].summary : "?";
+}
+
+int psb_scene_find(const char *name) {
+    for (int i = 0; i < SCENE_COUNT; i++) {
+        if (strcmp(name, scenes[i].name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static psb_status check_config(const psb_scene_config *c, psb_error *err) {
+    if (c->ring_points < 3) {
+        return psb_error_set(err, PSB_ERR_INVALID, "scene ring_points: expected >= 3, got %d",
+                             c->ring_points);
+    }
+    if (c->sphere_level < 0 || c->sphere_level > 8) {
+        return psb_error_set(err, PSB_ERR_INVALID, "scene sphere_level: expected 0..8, got %d",
+                             c->sphere_level);
+    }
+    if (!(c->radius > 0.0 && isfinite(c->radius)) || !(c->spacing > 0.0 && isfinite(c->spacing)) ||
+        !(c->arena_half > 0.0 && isfinite(c->arena_half))) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "scene radius, spacing, arena_half: expected finite numbers > 0 (m)");
+    }
+    if (!(c->drop_height >= 0.0 && isfinite(c->drop_height))) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "scene drop_height: expected a finite number >= 0 (m), got %g",
+                             c->drop_height);
+    }
+    for (int k = 0; k < 3; k++) {
+        if (!(c->gas_scale[k] >= 0.0 && isfinite(c->gas_scale[k]))) {
+            return psb_error_set(err, PSB_ERR_INVALID,
+                                 "scene gas_scale[%d]: expected a finite number >= 0, got %g", k,
+                                 c->gas_scale[k]);
+        }
+    }
+    return psb_body_params_validate(&c->params.body, err);
+}
+
+psb_status psb_scene_build(psb_scene *out, const char *name, const psb_scene_config *config,
+                           psb_error *err) {
+    memset(out, 0, sizeof *out);
+    const int index = psb_scene_find(name);
+    if (index < 0) {
+        char names[256] = "";
+        for (int i = 0; i < SCENE_COUNT; i++) {
+            const size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", scenes[i].name);
+        }
+        return psb_error_set(err, PSB_ERR_INVALID, "unknown scene '%s' (expected one of: %s)", name,
+                             names);
+    }
+    psb_status status = check_config(config, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    out->config = *config;
+    out->world = psb_world_create(&config->params, err);
+    if (!out->world) {
+        return err ? err->status : PSB_ERR_INVALID;
+    }
+    snprintf(out->name, sizeof out->name, "%s", name);
+    status = scenes[index].build(out, err);
+    if (status == PSB_OK) {
+        status = psb_scene_refresh_substeps(out, err);
+    }
+    if (status != PSB_OK) {
+        psb_scene_destroy(out);
+    }
+    return status;
+}
+
+// Spots for added models: a row along x through the middle, then rows
+// behind and in front of it, all inside the walls.
+static void model_spot(const psb_scene *scene, int model, double *x, double *z) {
+    const psb_scene_config *c = &scene->config;
+    const int per_row = 1 + 2 * (int)floor((c->arena_half - 0.5 * c->spacing) / c->spacing);
+    const int row = model / (per_row > 0 ? per_row : 1);
+    const int col = model % (per_row > 0 ? per_row : 1);
+    // 0, -1, +1, -2, +2, ... spacings from the middle
+    const int side = (col + 1) / 2 * (col % 2 ? -1 : 1);
+    const int row_side = (row + 1) / 2 * (row % 2 ? -1 : 1);
+    *x = side * c->spacing;
+    *z = row_side * c->spacing;
+}
+
+psb_status psb_scene_add_mesh(psb_scene *scene, const psb_mesh *mesh, const char *label,
+                              psb_error *err) {
+    int models = 0;
+    for (int b = 0; b < scene->body_count; b++) {
+        models += psb_body_get_kind(scene->world, b) == mesh->kind;
+    }
+    // The 3D spot count starts after the spheres of a scene that has them.
+    double x = 0.0, z = 0.0;
+    model_spot(scene, models, &x, &z);
+    const int colors = (int)(sizeof model_colors / sizeof model_colors[0]);
+    // The medium gas, scaled with the model's volume so that it starts at the
+    // pressure of the medium sphere (ring): nRT / V the same.
+    const psb_body_kind kind = mesh->kind;
+    const double r = scene->config.radius;
+    const double reference = kind == PSB_RING ? PI * r * r : 4.0 / 3.0 * PI * r * r * r;
+    const double volume = psb_mesh_volume(mesh);
+    if (!(volume > 0.0 && isfinite(volume))) {
+        return psb_error_set(err, PSB_ERR_TOPOLOGY,
+                             "%s: the mesh encloses no volume (%g): it cannot hold gas", label,
+                             volume);
+    }
+    const double nrt = scene->config.gas_scale[1] * psb_default_gas_nrt(kind) * volume / reference;
+    const psb_status status =
+        add_body(scene, mesh, x, z, nrt, label, model_colors[scene->body_count % colors], err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    return psb_scene_refresh_substeps(scene, err);
+}
+
+void psb_scene_destroy(psb_scene *scene) {
+    psb_world_destroy(scene->world);
+    memset(scene, 0, sizeof *scene);
+}

@@ -1,0 +1,528 @@
+// The viewer's main loop: window, scene, fixed-step simulation, frames.
+#include "app.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+psb_viewer_config psb_default_viewer_config(void) {
+    psb_viewer_config c;
+    memset(&c, 0, sizeof c);
+    c.width = 1280;
+    c.height = 720;
+    c.scene = "default";
+    c.vsync = true;
+    c.msaa = -1;
+    c.grab_k = 100.0;
+    c.poke_speed = 4.0;
+    c.scene_config = psb_default_scene_config();
+    c.repair = psb_default_repair_options();
+    c.repair.fit_radius = c.scene_config.radius;
+    return c;
+}
+
+void app_message(app *a, bool error, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(a->message, sizeof a->message, fmt, args);
+    va_end(args);
+    a->message_error = error;
+    a->message_time = glfwGetTime();
+    if (error) {
+        fprintf(stderr, "psb view: %s\n", a->message);
+    }
+}
+
+void app_apply_controls(app *a) {
+    psb_scene *s = &a->scene;
+    psb_error err = {0};
+    for (int b = 0; b < s->body_count; b++) {
+        psb_body_params p = *psb_body_get_params(s->world, b);
+        p.gas_nrt = s->bodies[b].gas_nrt * a->gas_scale;
+        p.spring_k = s->config.params.body.spring_k * a->stiffness_scale;
+        if (psb_body_set_params(s->world, b, &p, &err) != PSB_OK) {
+            app_message(a, true, "%s", err.message);
+        }
+    }
+    psb_params params = *psb_world_params(s->world);
+    params.gravity = a->gravity_on ? s->config.params.gravity : 0.0;
+    params.integrator = a->integrator;
+    if (psb_world_set_params(s->world, &params, &err) != PSB_OK ||
+        psb_scene_refresh_substeps(s, &err) != PSB_OK) {
+        app_message(a, true, "%s", err.message);
+    }
+}
+
+void app_reset_bodies(app *a) {
+    if (a->grab.body >= 0) {
+        psb_body_release(a->scene.world, a->grab.body);
+        a->grab.body = -1;
+        a->drag = DRAG_NONE;
+    }
+    for (int b = 0; b < a->scene.body_count; b++) {
+        psb_body_reset(a->scene.world, b);
+    }
+    plots_clear(&a->plots);
+    a->accumulator = 0.0;
+}
+
+// Makes the new scene current: GPU buffers sized for it, the keys' changes
+// applied, measures and plots restarted. The old scene is freed.
+static bool install_scene(app *a, psb_scene *next) {
+    if (a->grab.body >= 0) {
+        a->grab.body = -1;
+        a->drag = DRAG_NONE;
+    }
+    psb_scene_destroy(&a->scene);
+    a->scene = *next;
+    memset(next, 0, sizeof *next);
+    app_apply_controls(a);
+    plots_clear(&a->plots);
+    // A first guess at the cost of a sub-step (30 ns a point), so that a
+    // heavy model starts in slow motion instead of freezing the window.
+    long points = 0;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        a->state[b] = psb_body_measure(a->scene.world, b);
+        points += psb_body_point_count(a->scene.world, b);
+    }
+    a->substep_ms = 3e-5 * (double)points;
+    if (!render_scene_changed(a)) {
+        // Buffers that do not fit the scene cannot be drawn from: stop.
+        app_message(a, true, "out of memory for the scene's vertex buffers");
+        a->exit_status = 1;
+        glfwSetWindowShouldClose(a->window, GLFW_TRUE);
+        return false;
+    }
+    return true;
+}
+
+void app_load_builtin(app *a) {
+    psb_scene next;
+    psb_error err = {0};
+    if (psb_scene_build(&next, a->scene_name, &a->config.scene_config, &err) != PSB_OK) {
+        app_message(a, true, "scene %s: %s", a->scene_name, err.message);
+        return;
+    }
+    a->models_loaded = false;
+    if (install_scene(a, &next)) {
+        app_message(a, false, "scene '%s'", a->scene_name);
+    }
+}
+
+static const char *base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+// Adds the closed components of one OBJ file to next, all or none; false
+// (and a message) if the file cannot be loaded, leaving next as it was.
+// Counts what was added into *bodies and *points, and says what the
+// repair did in summary.
+static bool load_file(app *a, psb_scene *next, const char *path, int *bodies, long *points,
+                      char *summary, size_t summary_size) {
+    psb_mesh *parts = NULL;
+    int count = 0;
+    psb_error err = {0};
+    psb_repair_report report;
+    if (psb_mesh_load_obj(path, &a->config.repair, &parts, &count, &report, NULL, &err) != PSB_OK) {
+        a->load_errors++;
+        app_message(a, true, "%s", err.message[0] ? err.message : "cannot load the file");
+        return false;
+    }
+    bool ok = next->body_count + count <= PSB_SCENE_MAX_BODIES;
+    if (!ok) {
+        a->load_errors++;
+        app_message(a, true, "%s: %d closed parts: more than the %d bodies a scene holds", path,
+                    count, PSB_SCENE_MAX_BODIES);
+    }
+    for (int k = 0; k < count && ok; k++) {
+        char label[32];
+        if (count > 1) {
+            snprintf(label, sizeof label, "%.20s#%d", base_name(path), k + 1);
+        } else {
+            snprintf(label, sizeof label, "%.31s", base_name(path));
+        }
+        if (psb_scene_add_mesh(next, &parts[k], label, &err) != PSB_OK) {
+            a->load_errors++;
+            app_message(a, true, "%s: %s", path, err.message);
+            ok = false;
+        } else {
+            (*bodies)++;
+            *points += parts[k].point_count;
+        }
+    }
+    for (int k = 0; k < count; k++) {
+        psb_mesh_free(&parts[k]);
+    }
+    free(parts);
+    if (ok) {
+        snprintf(summary, summary_size, "welded %d, flipped %d faces, filled %d holes",
+                 report.welded, report.faces_flipped, report.holes_filled);
+    }
+    return ok;
+}
+
+void app_load_files(app *a, const char *const *paths, int count) {
+    psb_scene next;
+    psb_error err = {0};
+    if (psb_scene_build(&next, "ring", &a->config.scene_config, &err) != PSB_OK) {
+        app_message(a, true, "%s", err.message);
+        return;
+    }
+    int bodies = 0, files = 0;
+    long points = 0;
+    char summary[160] = "";
+    for (int i = 0; i < count; i++) {
+        files += load_file(a, &next, paths[i], &bodies, &points, summary, sizeof summary);
+    }
+    if (bodies == 0) {
+        psb_scene_destroy(&next);
+        return; // the message says why; the scene keeps running as it was
+    }
+    char error[MESSAGE_SIZE];
+    const bool had_error = files < count;
+    snprintf(error, sizeof error, "%s", a->message);
+    a->models_loaded = true;
+    if (!install_scene(a, &next)) {
+        return;
+    }
+    if (had_error) {
+        app_message(a, true, "%s", error);
+    } else if (files == 1) {
+        app_message(a, false, "loaded %s: %d bod%s, %ld points (%s); Backspace: back to the scene",
+                    base_name(paths[0]), bodies, bodies == 1 ? "y" : "ies", points, summary);
+    } else {
+        app_message(a, false,
+                    "loaded %d files: %d bodies, %ld points; Backspace: back to the scene", files,
+                    bodies, points);
+    }
+}
+
+void app_layout(app *a) {
+    glfwGetFramebufferSize(a->window, &a->fb_w, &a->fb_h);
+    glfwGetWindowSize(a->window, &a->win_w, &a->win_h);
+    const float h = (float)a->fb_h, w = (float)a->fb_w;
+    // Text at 1.5x at 720 pixels tall, in steps of a half.
+    a->ui_scale = fmaxf(1.0f, roundf(h / 240.0f) / 2.0f);
+    float plot_h = roundf(fminf(fmaxf(0.27f * h, 90.0f * a->ui_scale), 280.0f * a->ui_scale));
+    if (plot_h > 0.45f * h) {
+        plot_h = roundf(0.45f * h);
+    }
+    const float left = roundf(0.4f * w);
+    a->view2d = (rect){0.0f, 0.0f, left, h - plot_h};
+    a->view3d = (rect){left, 0.0f, w - left, h - plot_h};
+    a->plot_rect = (rect){0.0f, h - plot_h, w, plot_h};
+    // The 2D view shows about 3.1 m from top to bottom at zoom 1.
+    a->view2d_scale = fmax(a->view2d.h, 1.0f) / 3.1 * a->view2d_zoom;
+}
+
+// One world step of `substeps` sub-steps (0: all of them, a whole dt), with
+// what follows it: the cost per sub-step, blow-up reports, plots. A partial
+// step keeps the sub-step h and shortens the step: dt * substeps / all.
+static void step_world(app *a, int substeps) {
+    psb_world *world = a->scene.world;
+    const psb_params full = *psb_world_params(world);
+    const bool partial = substeps > 0 && substeps < full.substeps;
+    if (partial) {
+        psb_params part = full;
+        part.substeps = substeps;
+        part.dt = full.dt * substeps / full.substeps;
+        psb_world_set_params(world, &part, NULL);
+    }
+    const double t0 = glfwGetTime();
+    const int blown = psb_world_step(world);
+    const double ms = 1000.0 * (glfwGetTime() - t0);
+    const int done = partial ? substeps : full.substeps;
+    a->substep_ms = a->substep_ms > 0.0 ? 0.7 * a->substep_ms + 0.3 * ms / done : ms / done;
+    if (partial) {
+        psb_world_set_params(world, &full, NULL);
+    }
+    if (blown > 0) {
+        app_message(a, true, "%s", psb_world_last_event(world));
+    }
+    a->steps_window++;
+    plots_sample(a);
+}
+
+// Fixed-step simulation: the wall clock (or one dt per frame on a virtual
+// clock) fills an accumulator that whole steps of dt drain, at most
+// MAX_STEPS_PER_FRAME a frame and no more than PHYSICS_BUDGET_MS of
+// physics; a debt beyond that is dropped, so the simulation slows down
+// instead of spiralling. A scene whose single step costs more than the
+// budget (a fine mesh needs many sub-steps) runs in slow motion: one
+// partial step a frame of as many sub-steps as the budget allows, so the
+// window stays responsive.
+static void advance(app *a, double frame_s) {
+    const psb_params *p = psb_world_params(a->scene.world);
+    const double dt = p->dt, t_sim = psb_world_time(a->scene.world);
+    double elapsed = a->virtual_clock ? dt : fmin(fmax(frame_s, 0.0), 0.25);
+    // A frame within 5% of dt counts as dt, so that a display at the step
+    // rate gets exactly one step per frame instead of jittering 0 / 2.
+    if (fabs(elapsed - dt) < 0.05 * dt) {
+        elapsed = dt;
+    }
+    const double t0 = glfwGetTime();
+    const double step_ms = a->substep_ms * p->substeps;
+    a->slow_motion = !a->virtual_clock && step_ms > PHYSICS_BUDGET_MS;
+    if (!a->paused && a->slow_motion) {
+        const int fit = (int)(PHYSICS_BUDGET_MS / fmax(a->substep_ms, 1e-9));
+        step_world(a, fit < 1 ? 1 : fit);
+        a->accumulator = 0.0;
+    } else if (!a->paused) {
+        a->accumulator += elapsed;
+        int steps = 0;
+        while (a->accumulator >= dt * (1.0 - 1e-9) && steps < MAX_STEPS_PER_FRAME &&
+               (a->virtual_clock || 1000.0 * (glfwGetTime() - t0) < PHYSICS_BUDGET_MS)) {
+            step_world(a, 0);
+            a->accumulator -= dt;
+            steps++;
+        }
+        if (a->accumulator >= dt) {
+            a->accumulator = 0.0;
+        }
+    }
+    for (; a->step_requests > 0; a->step_requests--) {
+        step_world(a, 0);
+    }
+    const double t1 = glfwGetTime();
+    a->sim_ms = 1000.0 * (t1 - t0);
+    a->sim_window += psb_world_time(a->scene.world) - t_sim;
+    if (t1 - a->window_start >= 0.5) {
+        a->steps_per_s = a->steps_window / (t1 - a->window_start);
+        a->sim_speed = a->sim_window / (t1 - a->window_start);
+        a->steps_window = 0;
+        a->sim_window = 0.0;
+        a->window_start = t1;
+    }
+}
+
+// Loads what was dropped since the last frame (outside the callback).
+static void load_pending(app *a) {
+    if (a->pending_count == 0) {
+        return;
+    }
+    const char *paths[MAX_PENDING_DROPS];
+    for (int i = 0; i < a->pending_count; i++) {
+        paths[i] = a->pending[i];
+    }
+    const int count = a->pending_count;
+    a->pending_count = 0;
+    app_load_files(a, paths, count);
+}
+
+static void run_loop(app *a) {
+    const psb_viewer_config *c = &a->config;
+    a->last_time = a->window_start = glfwGetTime();
+    while (!glfwWindowShouldClose(a->window)) {
+        const double now = glfwGetTime();
+        const double frame_s = now - a->last_time;
+        a->last_time = now;
+        if (a->frame > 0) {
+            output_record_frame(a, 1000.0 * frame_s);
+            a->frame_ms = a->frame == 1 ? 1000.0 * frame_s : 0.9 * a->frame_ms + 100.0 * frame_s;
+            a->fps = a->frame_ms > 0.0 ? 1000.0 / a->frame_ms : 0.0;
+        }
+        glfwPollEvents();
+        if (a->events) {
+            script_run_frame(a);
+        }
+        load_pending(a);
+        app_layout(a);
+        for (int b = 0; b < a->scene.body_count; b++) {
+            a->state[b] = psb_body_measure(a->scene.world, b);
+        }
+        input_update_grab(a);
+        const bool last = c->frames > 0 && a->frame + 1 >= c->frames;
+        const bool visible = a->fb_w > 0 && a->fb_h > 0;
+        if (visible) {
+            render_frame(a);
+            // A software renderer rasterises in its own threads after the
+            // flush: step the simulation for the next frame meanwhile.
+            glFlush();
+        }
+        advance(a, frame_s);
+        if (visible) {
+            if (last && c->screenshot) {
+                if (!output_screenshot(a, c->screenshot)) {
+                    a->exit_status = 1;
+                }
+            }
+            if (a->screenshot_now) {
+                a->screenshot_now = false;
+                if (output_screenshot(a, a->screenshot_path)) {
+                    app_message(a, false, "screenshot: %s", a->screenshot_path);
+                }
+            }
+        }
+        glfwSwapBuffers(a->window);
+        a->frame++;
+        if (last) {
+            break;
+        }
+    }
+}
+
+// Creates the window and its GL 3.3 core context with the given MSAA samples.
+static bool create_window(app *a, int samples) {
+    const psb_viewer_config *c = &a->config;
+    glfwDefaultWindowHints();
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SAMPLES, samples);
+    glfwWindowHint(GLFW_DEPTH_BITS, 24);
+    glfwWindowHint(GLFW_STENCIL_BITS, 8);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+    a->window = glfwCreateWindow(c->width, c->height, "psb: pressure soft bodies", NULL, NULL);
+    if (!a->window) {
+        const char *why = NULL;
+        glfwGetError(&why);
+        fprintf(stderr, "psb view: cannot open an OpenGL 3.3 core window: %s\n",
+                why ? why : "unknown reason");
+        return false;
+    }
+    glfwMakeContextCurrent(a->window);
+    const int version = gladLoadGL(glfwGetProcAddress);
+    if (version == 0 || GLAD_VERSION_MAJOR(version) < 3 ||
+        (GLAD_VERSION_MAJOR(version) == 3 && GLAD_VERSION_MINOR(version) < 3)) {
+        fprintf(stderr, "psb view: OpenGL 3.3 core is needed; the driver gives %d.%d\n",
+                GLAD_VERSION_MAJOR(version), GLAD_VERSION_MINOR(version));
+        return false;
+    }
+    return true;
+}
+
+// A CPU renderer (Mesa llvmpipe, softpipe): multisampling costs it several
+// times the frame time, so automatic MSAA is off there.
+static bool software_renderer(void) {
+    const char *r = (const char *)glGetString(GL_RENDERER);
+    return r && (strstr(r, "llvmpipe") || strstr(r, "softpipe") || strstr(r, "swrast"));
+}
+
+// Opens the window and the GL context; on failure says why (exit status 2).
+static bool open_window(app *a) {
+    const psb_viewer_config *c = &a->config;
+    if (!glfwInit()) {
+        const char *why = NULL;
+        glfwGetError(&why);
+        fprintf(stderr,
+                "psb view: no display (%s): run it under a virtual X server, "
+                "e.g. 'xvfb-run -a psb view', or use 'psb sim' for a headless run\n",
+                why ? why : "GLFW could not start");
+        return false;
+    }
+    a->msaa = c->msaa >= 0 ? c->msaa : AUTO_MSAA;
+    if (!create_window(a, a->msaa)) {
+        return false;
+    }
+    if (c->msaa < 0 && software_renderer()) {
+        glfwDestroyWindow(a->window);
+        a->msaa = 0;
+        if (!create_window(a, 0)) {
+            return false;
+        }
+    }
+    glfwSwapInterval(c->vsync ? 1 : 0);
+    glfwSetWindowUserPointer(a->window, a);
+    glfwShowWindow(a->window);
+    return true;
+}
+
+static void app_free(app *a) {
+    if (a->window) {
+        render_free(a);
+        glfwDestroyWindow(a->window);
+    }
+    glfwTerminate();
+    psb_scene_destroy(&a->scene);
+    script_free(a);
+    free(a->frame_times);
+    free(a->pixels);
+    free(a);
+}
+
+static app *app_create(const psb_viewer_config *config) {
+    app *a = calloc(1, sizeof *a);
+    if (!a) {
+        return NULL;
+    }
+    a->config = *config;
+    snprintf(a->scene_name, sizeof a->scene_name, "%s", config->scene ? config->scene : "default");
+    a->gas_scale = 1.0;
+    a->stiffness_scale = 1.0;
+    a->gravity_on = config->scene_config.params.gravity != 0.0;
+    a->integrator = config->scene_config.params.integrator;
+    a->grab.body = -1;
+    a->grab.last_poke_body = -1;
+    a->cam = camera_default();
+    a->view2d_zoom = 1.0f;
+    a->view2d_center[1] = config->scene_config.params.floor_y + 1.25;
+    a->virtual_clock = !config->realtime && (config->frames > 0 || config->input_script);
+    a->frame_time_cap = config->frames > 0 ? config->frames : 1L << 20;
+    a->frame_times = malloc((size_t)a->frame_time_cap * sizeof *a->frame_times);
+    if (!a->frame_times) {
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+int psb_viewer_run(const psb_viewer_config *config) {
+    app *a = app_create(config);
+    if (!a) {
+        fprintf(stderr, "psb view: out of memory\n");
+        return 1;
+    }
+    char error[4096];
+    if (config->input_script && !script_load(a, config->input_script, error, sizeof error)) {
+        fprintf(stderr, "psb view: %s\n", error);
+        app_free(a);
+        return 2;
+    }
+    // Build the scene first: a bad scene or parameter is a usage error.
+    psb_scene first;
+    psb_error err = {0};
+    if (psb_scene_build(&first, a->scene_name, &config->scene_config, &err) != PSB_OK) {
+        fprintf(stderr, "psb view: %s\n", err.message);
+        app_free(a);
+        return 2;
+    }
+    if (!open_window(a)) {
+        psb_scene_destroy(&first);
+        app_free(a);
+        return 2;
+    }
+    if (!shader_dir_find(config->shaders, a->shader_dir, sizeof a->shader_dir, error,
+                         sizeof error) ||
+        !render_init(a, error, sizeof error)) {
+        fprintf(stderr, "psb view: %s\n", error);
+        psb_scene_destroy(&first);
+        app_free(a);
+        return 2;
+    }
+    input_install(a);
+    app_layout(a);
+    if (!install_scene(a, &first)) {
+        app_free(a);
+        return 1;
+    }
+    a->message[0] = '\0';
+    if (config->file_count > 0) {
+        app_load_files(a, config->files, config->file_count);
+    }
+    a->script_owns_input = a->events != NULL;
+    run_loop(a);
+    if (config->stats) {
+        output_stats(a, stdout);
+    }
+    if (config->report) {
+        output_report(a, stdout);
+    }
+    fflush(stdout);
+    const int status = a->exit_status;
+    app_free(a);
+    return status;
+}

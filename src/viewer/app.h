@@ -1,0 +1,306 @@
+// The viewer's state, in one struct that every part of the viewer is handed
+// (GLFW callbacks reach it through the window's user pointer), and the
+// functions the viewer's files share. Internal to src/viewer.
+#ifndef PSB_VIEWER_APP_H
+#define PSB_VIEWER_APP_H
+
+#include "camera.h"
+#include "gl_util.h"
+#include "psb_viewer.h"
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum {
+    MAX_BODIES = PSB_SCENE_MAX_BODIES,
+    PLOT_SAMPLES = 600,      ///< samples kept per plotted quantity (10 s of 60 Hz steps)
+    MAX_STEPS_PER_FRAME = 4, ///< world steps one frame may run to catch up
+    SHADOW_SEGMENTS = 24,    ///< triangles in a body's shadow
+    PHYSICS_BUDGET_MS = 10,  ///< wall time a frame may spend stepping
+    MAX_PENDING_DROPS = 8,   ///< files one drop may carry
+    PATH_SIZE = 1024,
+    MESSAGE_SIZE = 600,
+    TEXT_QUADS = 40000, ///< capacity of the quad batches (HUD, help, panels)
+    AUTO_MSAA = 4,      ///< samples per pixel when the GPU is real
+};
+
+/// Overlays, each toggled by a key.
+typedef enum overlay {
+    OVERLAY_VELOCITY,
+    OVERLAY_NORMALS,
+    OVERLAY_PRESSURE,
+    OVERLAY_WIREFRAME,
+    OVERLAY_STRAIN,
+    OVERLAY_COUNT,
+} overlay;
+
+/// A rectangle in framebuffer pixels, origin at the top left.
+typedef struct rect {
+    float x, y, w, h;
+} rect;
+
+/// What a mouse drag is doing.
+typedef enum drag_mode {
+    DRAG_NONE,
+    DRAG_ORBIT,
+    DRAG_PAN,
+    DRAG_GRAB,
+} drag_mode;
+
+/// The point the mouse holds: pulled toward the cursor on a plane through
+/// the picked point that faces the camera (the z = 0 plane in 2D).
+typedef struct grab_state {
+    int body;           ///< -1 when nothing is held
+    int point;          ///< the grabbed point
+    bool in_2d;         ///< held in the 2D view
+    double plane_p[3];  ///< a point of the drag plane, m
+    double plane_n[3];  ///< its unit normal
+    psb_vec3 start;     ///< the point's position when grabbed, m
+    psb_vec3 target;    ///< where the cursor pulls it, m
+    int grabs;          ///< grabs so far
+    int pokes;          ///< impulses so far
+    int last_poke_body; ///< body of the last impulse, or -1
+} grab_state;
+
+/// Values over time for the plots: one ring buffer per body and quantity.
+typedef struct plot_history {
+    float time[PLOT_SAMPLES];                 ///< simulated time of each sample, s
+    float ratio[MAX_BODIES][PLOT_SAMPLES];    ///< V / V0
+    float pressure[MAX_BODIES][PLOT_SAMPLES]; ///< P, Pa (2D: N/m)
+    int head;                                 ///< next slot to write
+    int count;                                ///< samples held
+    float ratio_lo, ratio_hi;                 ///< V / V0 axis, eased toward the data
+    float log_p_lo, log_p_hi;                 ///< pressure axis, log10
+} plot_history;
+
+/// One scripted input event (see script.c for the text format).
+typedef struct script_event {
+    long frame; ///< frame on which it happens
+    int type;   ///< a script_type
+    float x, y; ///< cursor position or scroll amount
+    int body;   ///< mouse_move_body: which body
+    int code;   ///< button or key
+    int mods;   ///< GLFW modifier bits
+    char *text; ///< drop/screenshot path (owned)
+    int line;   ///< line in the script, for messages
+} script_event;
+
+/// The GL programs and their uniforms.
+typedef struct programs {
+    GLuint color, mesh, floor, text;
+    GLint text_transform, text_cell, text_columns, text_atlas;
+    GLint color_transform;
+    GLint mesh_view_proj, mesh_eye, mesh_light, mesh_floor_y;
+    GLint floor_view_proj, floor_eye, floor_arena, floor_fog;
+} programs;
+
+/// One vertex of a lit body.
+typedef struct mvert {
+    float p[3];
+    float n[3];
+    rgba color;
+} mvert;
+
+/// The whole viewer.
+typedef struct app {
+    psb_viewer_config config;
+    GLFWwindow *window;
+    char shader_dir[PATH_SIZE];
+    int msaa; ///< samples per pixel in use
+
+    // The scene and what the keys changed about it (kept across reloads).
+    psb_scene scene;
+    char scene_name[32];    ///< the built-in scene to return to
+    bool models_loaded;     ///< the 3D view shows loaded OBJ files
+    double gas_scale;       ///< multiplies every body's gas amount
+    double stiffness_scale; ///< multiplies the spring stiffness
+    bool gravity_on;
+    psb_integrator integrator;
+    double mean_face_area[MAX_BODIES]; ///< rest shape, m² (2D: mean edge length, m)
+    psb_body_state state[MAX_BODIES];  ///< measured this frame
+    plot_history plots;
+
+    // Layout, in framebuffer pixels; window and framebuffer sizes differ on high-DPI.
+    int fb_w, fb_h, win_w, win_h;
+    float ui_scale; ///< text and line scale
+    rect view2d, view3d, plot_rect;
+    camera cam;
+    double view2d_center[2]; ///< world point at the 2D view's centre, m
+    double view2d_scale;     ///< pixels per metre in the 2D view
+    float view2d_zoom;       ///< wheel zoom of the 2D view
+
+    // Time.
+    bool paused;
+    int step_requests;
+    double accumulator;   ///< simulated time owed, s
+    double last_time;     ///< wall clock at the last frame, s
+    bool virtual_clock;   ///< one dt per frame (scripted and --frames runs)
+    long frame;           ///< frames drawn
+    double fps, frame_ms; ///< smoothed
+    double sim_ms;        ///< wall time of this frame's steps
+    double steps_per_s;   ///< world steps per wall-clock second
+    double sim_speed;     ///< simulated seconds per wall-clock second
+    double sim_window;    ///< simulated time counted toward sim_speed, s
+    double substep_ms;    ///< wall time of one sub-step of every body, ms (smoothed)
+    bool slow_motion;     ///< a whole step costs more than the budget: partial steps
+    long steps_window;    ///< steps counted toward steps_per_s
+    double window_start;  ///< when that count began
+    float *frame_times;   ///< ms per frame, for --stats (made once)
+    long frame_time_cap;
+    long nonfinite_frames; ///< frames where a body had a non-finite point (not drawn)
+
+    // Display options.
+    bool overlay[OVERLAY_COUNT];
+    bool help;
+
+    // Mouse.
+    double cursor_x, cursor_y; ///< window coordinates
+    int mods;
+    drag_mode drag;
+    int drag_button;
+    grab_state grab;
+    bool script_owns_input; ///< a script is replaying: ignore the real mouse and keys
+
+    // Loading and messages.
+    char pending[MAX_PENDING_DROPS][PATH_SIZE];
+    int pending_count;
+    int load_errors;
+    char message[MESSAGE_SIZE]; ///< shown in the HUD
+    bool message_error;
+    double message_time;
+    char screenshot_path[PATH_SIZE]; ///< requested for the end of this frame
+    bool screenshot_now;
+    unsigned char *pixels; ///< screenshot read-back (made on first use)
+    size_t pixels_size;
+    int exit_status;
+
+    // Script.
+    script_event *events;
+    int event_count, next_event;
+
+    // GL resources.
+    programs prog;
+    GLuint quad_ibo;
+    batch bg;      ///< viewport backgrounds (pixels)
+    batch tris3d;  ///< 3D shadows under the bodies (world, blended)
+    batch lines3d; ///< 3D overlays (world)
+    batch fill2d;  ///< ring fills: stencil fan then cover quad (2D world)
+    batch tris2d;  ///< 2D shapes (2D world)
+    batch lines2d; ///< 2D grid and overlays (2D world)
+    batch ui_back; ///< panels (pixels, quads)
+    batch ui_lines;
+    batch ui_text;                ///< text (pixels, quads)
+    int lines3d_overlay_end;      ///< lines3d after this are drawn over everything
+    int ui_back_top, ui_text_top; ///< ui_back / ui_text from here on: the help, over the rest
+    int tris2d_back_end;          ///< tris2d before this are drawn under the ring
+    int lines2d_grid_end;         ///< lines2d before this are the grid
+    int fill_first[MAX_BODIES];   ///< fill2d ranges per ring: fan, then 4 cover vertices
+    int fill_count[MAX_BODIES];
+    int fill_rings;
+    bool gpu_ready; ///< the buffers are sized for the scene
+    GLuint mesh_vao, mesh_vbo, mesh_ibo;
+    mvert *mesh_verts; ///< every 3D body's vertices, one after another
+    int mesh_vert_count, mesh_index_count;
+    int vertex_base[MAX_BODIES]; ///< first vertex of each 3D body in mesh_verts (-1: 2D)
+    float *strain_sum;           ///< per vertex: summed strain of its springs
+    float *strain_n;             ///< per vertex: springs summed
+    GLuint floor_vao, floor_vbo;
+    GLuint text_texture; ///< glyph atlas (R8 coverage)
+    float text_scale;    ///< the scale it was made for (0: not made yet)
+    int text_cell_w, text_cell_h;
+    float text_advance[95]; ///< per glyph, pixels at scale 1
+} app;
+
+// app.c
+/// Sets the HUD message (and prints errors on stderr).
+void app_message(app *a, bool error, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/// Loads OBJ files: good ones replace the 3D bodies; bad ones only report.
+void app_load_files(app *a, const char *const *paths, int count);
+/// Rebuilds the built-in scene (drops loaded models).
+void app_load_builtin(app *a);
+/// Writes the key's changes (gas, stiffness, gravity, integrator) into the world.
+void app_apply_controls(app *a);
+/// Puts every body back as it was built and clears the plots.
+void app_reset_bodies(app *a);
+/// Computes the layout from the framebuffer size.
+void app_layout(app *a);
+
+// input.c
+/// Installs the GLFW callbacks.
+void input_install(app *a);
+/// Input handlers shared by GLFW callbacks and the script (window coordinates).
+void input_cursor(app *a, double x, double y);
+void input_button(app *a, int button, int action, int mods);
+void input_scroll(app *a, double dx, double dy);
+void input_key(app *a, int key, int action, int mods);
+void input_drop(app *a, int count, const char **paths);
+/// Keeps the grab target under the cursor while the camera or view moves.
+void input_update_grab(app *a);
+/// Screen position (window coordinates) of a body's centroid, for scripts.
+bool input_body_screen_pos(app *a, int body, double *x, double *y);
+
+// script.c
+/// Reads a script; on failure writes "FILE:LINE: ..." into error.
+bool script_load(app *a, const char *path, char *error, size_t error_size);
+/// Replays the events of the current frame.
+void script_run_frame(app *a);
+/// Frees the events.
+void script_free(app *a);
+
+// render.c
+/// Loads the shaders and makes the GL objects; on failure writes why.
+bool render_init(app *a, char *error, size_t error_size);
+/// Sizes every buffer for the scene now installed (scene changes only).
+bool render_scene_changed(app *a);
+/// Frees the GL objects.
+void render_free(app *a);
+/// Builds, uploads and draws one frame.
+void render_frame(app *a);
+
+// render3d.c, render2d.c: fill the views' batches from the world, then draw them.
+void render3d_build(app *a);
+void render3d_draw(app *a);
+void render2d_build(app *a);
+void render2d_draw(app *a);
+
+// ui.c, plots.c
+/// The HUD, the plots and the help overlay into the pixel-space batches.
+void ui_build(app *a);
+/// Forgets the plotted history.
+void plots_clear(plot_history *p);
+/// Measures every body after a world step and adds a sample.
+void plots_sample(app *a);
+/// The plots into the pixel-space batches.
+void plots_build(app *a);
+
+// text.c
+/// (Re)makes the glyph atlas for text at the given scale.
+bool text_atlas_build(app *a, float scale);
+/// Makes the text program current with the atlas, in pixel coordinates.
+void text_bind(const app *a, const float *pixel_transform);
+/// Text in framebuffer pixels at scale s (top left at x, y); returns the width drawn.
+float ui_text(app *a, float x, float y, float s, rgba color, const char *text);
+/// Width of text at scale s, pixels.
+float ui_text_width(const app *a, const char *text, float s);
+
+// output.c
+/// Writes the current frame (back buffer) to a PNG file; false on failure.
+bool output_screenshot(app *a, const char *path);
+/// Keeps the time the last frame took, ms, for --stats.
+void output_record_frame(app *a, double ms);
+/// --stats: frames mean_ms p99_ms max_ms fps size msaa, one line.
+void output_stats(const app *a, FILE *out);
+/// --report: key=value lines about the camera, the grab, the layout and the bodies.
+void output_report(const app *a, FILE *out);
+
+/// Colour of a strain value: blue compressed, white at rest, red stretched.
+rgba strain_color(float strain);
+
+#endif

@@ -1,0 +1,103 @@
+// The orbit camera. See camera.h.
+#include "camera.h"
+
+#include <math.h>
+
+#define PITCH_MIN    (-0.15f)
+#define PITCH_MAX    1.55f
+#define DISTANCE_MIN 0.8f
+#define DISTANCE_MAX 60.0f
+#define NEAR_PLANE   0.05f
+#define FAR_PLANE    200.0f
+
+camera camera_default(void) {
+    return (camera){
+        .yaw = 0.0f,
+        .pitch = 0.27f,
+        .distance = 5.9f,
+        .target = {0.0f, 0.8f, 0.0f},
+        .fov = 0.70f,
+    };
+}
+
+void camera_eye(const camera *c, float eye[3]) {
+    const float cp = cosf(c->pitch);
+    eye[0] = c->target[0] + c->distance * cp * sinf(c->yaw);
+    eye[1] = c->target[1] + c->distance * sinf(c->pitch);
+    eye[2] = c->target[2] + c->distance * cp * cosf(c->yaw);
+}
+
+void camera_view_proj(const camera *c, float aspect, mat4 out) {
+    mat4 view, proj;
+    vec3 eye, target = {c->target[0], c->target[1], c->target[2]}, up = {0.0f, 1.0f, 0.0f};
+    camera_eye(c, eye);
+    glm_lookat(eye, target, up, view);
+    glm_perspective(c->fov, aspect > 0.0f ? aspect : 1.0f, NEAR_PLANE, FAR_PLANE, proj);
+    glm_mat4_mul(proj, view, out);
+}
+
+void camera_orbit(camera *c, float dx, float dy, float height) {
+    // A drag across the whole viewport height turns by about 200 degrees.
+    const float per_px = 3.5f / (height > 1.0f ? height : 1.0f);
+    c->yaw -= dx * per_px;
+    c->pitch += dy * per_px;
+    c->pitch = fminf(fmaxf(c->pitch, PITCH_MIN), PITCH_MAX);
+    c->yaw = remainderf(c->yaw, 2.0f * 3.14159265f);
+}
+
+void camera_pan(camera *c, float dx, float dy, float height) {
+    // Move so that the point under the cursor at the target's depth follows it.
+    const float m_per_px =
+        2.0f * c->distance * tanf(0.5f * c->fov) / (height > 1.0f ? height : 1.0f);
+    const float right[3] = {cosf(c->yaw), 0.0f, -sinf(c->yaw)};
+    const float sp = sinf(c->pitch), cp = cosf(c->pitch);
+    // Camera up: perpendicular to the view direction and to right.
+    const float up[3] = {-sp * sinf(c->yaw), cp, -sp * cosf(c->yaw)};
+    for (int i = 0; i < 3; i++) {
+        c->target[i] += (-dx * right[i] + dy * up[i]) * m_per_px;
+    }
+}
+
+void camera_zoom(camera *c, float steps) {
+    c->distance *= powf(0.88f, steps);
+    c->distance = fminf(fmaxf(c->distance, DISTANCE_MIN), DISTANCE_MAX);
+}
+
+bool camera_ray(const camera *c, float aspect, float x, float y, double origin[3], double dir[3]) {
+    mat4 vp, inv;
+    camera_view_proj(c, aspect, vp);
+    glm_mat4_inv(vp, inv);
+    vec4 near_ndc = {x, y, -1.0f, 1.0f}, far_ndc = {x, y, 1.0f, 1.0f}, a, b;
+    glm_mat4_mulv(inv, near_ndc, a);
+    glm_mat4_mulv(inv, far_ndc, b);
+    if (fabsf(a[3]) < 1e-12f || fabsf(b[3]) < 1e-12f) {
+        return false;
+    }
+    double d[3], len = 0.0;
+    for (int i = 0; i < 3; i++) {
+        origin[i] = a[i] / a[3];
+        d[i] = b[i] / b[3] - origin[i];
+        len += d[i] * d[i];
+    }
+    len = sqrt(len);
+    if (!(len > 0.0)) {
+        return false;
+    }
+    for (int i = 0; i < 3; i++) {
+        dir[i] = d[i] / len;
+    }
+    return true;
+}
+
+bool camera_project(const camera *c, float aspect, const float p[3], float *x, float *y) {
+    mat4 vp;
+    camera_view_proj(c, aspect, vp);
+    vec4 in = {p[0], p[1], p[2], 1.0f}, out;
+    glm_mat4_mulv(vp, in, out);
+    if (out[3] <= 1e-6f) {
+        return false;
+    }
+    *x = out[0] / out[3];
+    *y = out[1] / out[3];
+    return true;
+}

@@ -1,0 +1,45 @@
+// The 3D view's orbit camera: yaw and pitch about a target point, a distance,
+// a perspective projection; rays from the cursor for picking.
+#ifndef PSB_VIEWER_CAMERA_H
+#define PSB_VIEWER_CAMERA_H
+
+#include <cglm/cglm.h>
+
+#include <stdbool.h>
+
+/// Orbit camera. Angles in radians; pitch > 0 looks down on the target.
+typedef struct camera {
+    float yaw;       ///< rotation about +y; 0 looks along -z
+    float pitch;     ///< elevation of the eye above the target's horizon
+    float distance;  ///< eye to target, m
+    float target[3]; ///< the point orbited, m
+    float fov;       ///< vertical field of view
+} camera;
+
+/// Looking at the middle of the default scene from the front, a little above.
+camera camera_default(void);
+
+/// The eye position, m.
+void camera_eye(const camera *c, float eye[3]);
+
+/// Projection times view for a viewport of the given aspect (width / height).
+void camera_view_proj(const camera *c, float aspect, mat4 out);
+
+/// Orbits by a cursor motion of dx, dy pixels in a viewport height px tall.
+void camera_orbit(camera *c, float dx, float dy, float height);
+
+/// Moves the target in the view plane by a cursor motion of dx, dy pixels.
+void camera_pan(camera *c, float dx, float dy, float height);
+
+/// Zooms by wheel steps (> 0 closer).
+void camera_zoom(camera *c, float steps);
+
+/// The ray through normalised device coordinates (x, y): origin at the eye,
+/// unit direction. False if the matrices are degenerate.
+bool camera_ray(const camera *c, float aspect, float x, float y, double origin[3], double dir[3]);
+
+/// Projects a world point to normalised device coordinates; false when it
+/// is behind the eye.
+bool camera_project(const camera *c, float aspect, const float p[3], float *x, float *y);
+
+#endif

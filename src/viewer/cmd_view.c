@@ -1,0 +1,310 @@
+// `psb view`: parses the options into a psb_viewer_config and runs the viewer.
+#include "cmd_view.h"
+
+#include "mesh_options.h"
+#include "options.h"
+#include "psb_viewer.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// The options of `psb view` that are not mesh repair options.
+typedef struct view_options {
+    psb_viewer_config config;
+    int size[2];    // --size W x H, screen coordinates
+    int substeps;   // 0 = auto
+    int integrator; // a psb_integrator, as the choice table stores it
+    bool no_vsync;
+    double gravity; // m/s²
+} view_options;
+
+#define VIEW_FIELD(field) offsetof(view_options, field)
+
+static bool parse_size(const char *text, void *field, char *expected, size_t expected_size) {
+    int *size = field;
+    snprintf(expected, expected_size, "WIDTHxHEIGHT, each 64..16384 (e.g. 1280x720)");
+    char *end = NULL;
+    const long w = strtol(text, &end, 10);
+    if (end == text || (*end != 'x' && *end != 'X')) {
+        return false;
+    }
+    const char *rest = end + 1;
+    const long h = strtol(rest, &end, 10);
+    if (end == rest || *end != '\0' || w < 64 || h < 64 || w > 16384 || h > 16384) {
+        return false;
+    }
+    size[0] = (int)w;
+    size[1] = (int)h;
+    return true;
+}
+
+static void show_size(const void *field, char *out, size_t out_size) {
+    const int *size = field;
+    snprintf(out, out_size, "%dx%d", size[0], size[1]);
+}
+
+static bool parse_substeps(const char *text, void *field, char *expected, size_t expected_size) {
+    int *substeps = field;
+    snprintf(expected, expected_size, "a whole number 1..10000, or auto");
+    if (strcmp(text, "auto") == 0) {
+        *substeps = 0;
+        return true;
+    }
+    char *end = NULL;
+    const long n = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || n < 1 || n > 10000) {
+        return false;
+    }
+    *substeps = (int)n;
+    return true;
+}
+
+static void show_substeps(const void *field, char *out, size_t out_size) {
+    (void)field;
+    snprintf(out, out_size, "auto");
+}
+
+static const char *integrator_choice(int index) {
+    return psb_integrator_name((psb_integrator)index);
+}
+
+static const psb_option view_table[] = {
+    {.name = "size",
+     .type = PSB_OPT_CUSTOM,
+     .offset = VIEW_FIELD(size),
+     .meta = "WxH",
+     .help = "window size in screen coordinates (the framebuffer is larger on high-DPI screens)",
+     .parse = parse_size,
+     .show = show_size},
+    {.name = "frames",
+     .type = PSB_OPT_INT,
+     .offset = VIEW_FIELD(config.frames),
+     .meta = "N",
+     .help = "draw N frames, then exit (0: until the window is closed); the simulation then "
+             "advances one step of dt per frame, so runs repeat exactly",
+     .min = 0,
+     .max = 100000000},
+    {.name = "screenshot",
+     .type = PSB_OPT_STRING,
+     .offset = VIEW_FIELD(config.screenshot),
+     .meta = "FILE",
+     .help = "with --frames: write the last frame to FILE as PNG"},
+    {.name = "input-script",
+     .type = PSB_OPT_STRING,
+     .offset = VIEW_FIELD(config.input_script),
+     .meta = "FILE",
+     .help = "replay timed mouse and keyboard events from FILE (format in the README)"},
+    {.name = "stats",
+     .type = PSB_OPT_FLAG,
+     .offset = VIEW_FIELD(config.stats),
+     .help =
+         "at exit print frames mean_ms p99_ms max_ms fps (frame times, first 3 frames left out)"},
+    {.name = "report",
+     .type = PSB_OPT_FLAG,
+     .offset = VIEW_FIELD(config.report),
+     .help = "at exit print the camera, the grab, each body's state and the layout as key=value"},
+    {.name = "shaders",
+     .type = PSB_OPT_STRING,
+     .offset = VIEW_FIELD(config.shaders),
+     .meta = "DIR",
+     .help = "folder with the GLSL files (default: the installed ones, else the source tree's)"},
+    {.name = "scene",
+     .type = PSB_OPT_STRING,
+     .offset = VIEW_FIELD(config.scene),
+     .meta = "NAME",
+     .help =
+         "default (the ring and three spheres: low, medium, high gas) or ring (the ring alone)"},
+    {.name = "subdiv",
+     .type = PSB_OPT_INT,
+     .offset = VIEW_FIELD(config.scene_config.sphere_level),
+     .meta = "N",
+     .help = "icosphere level of the 3D spheres (642 points at 3, 2562 at 4)",
+     .min = 0,
+     .max = 6},
+    {.name = "ring-points",
+     .type = PSB_OPT_INT,
+     .offset = VIEW_FIELD(config.scene_config.ring_points),
+     .meta = "N",
+     .help = "points on the 2D ring",
+     .min = 3,
+     .max = 100000},
+    {.name = "integrator",
+     .type = PSB_OPT_CHOICE,
+     .offset = VIEW_FIELD(integrator),
+     .help = "time integrator (the I key cycles through them)",
+     .choice = integrator_choice,
+     .choice_count = PSB_INTEGRATOR_COUNT},
+    {.name = "dt",
+     .type = PSB_OPT_NUMBER,
+     .offset = VIEW_FIELD(config.scene_config.params.dt),
+     .meta = "DT",
+     .unit = "s",
+     .help = "length of one world step",
+     .min = 0,
+     .max = 1,
+     .min_open = true},
+    {.name = "substeps",
+     .type = PSB_OPT_CUSTOM,
+     .offset = VIEW_FIELD(substeps),
+     .meta = "N|auto",
+     .help = "sub-steps per world step; auto: 20, or more if the bodies' stability estimate "
+             "needs them",
+     .parse = parse_substeps,
+     .show = show_substeps},
+    {.name = "mass",
+     .type = PSB_OPT_NUMBER,
+     .offset = VIEW_FIELD(config.scene_config.params.body.mass),
+     .meta = "M",
+     .unit = "kg",
+     .help = "mass of every body",
+     .min = 0,
+     .max = INFINITY,
+     .min_open = true},
+    {.name = "ks",
+     .type = PSB_OPT_NUMBER,
+     .offset = VIEW_FIELD(config.scene_config.params.body.spring_k),
+     .meta = "K",
+     .unit = "N/m",
+     .help = "spring stiffness of every body",
+     .min = 0,
+     .max = INFINITY},
+    {.name = "kd",
+     .type = PSB_OPT_NUMBER,
+     .offset = VIEW_FIELD(config.scene_config.params.body.spring_damping),
+     .meta = "D",
+     .unit = "N*s/m",
+     .help = "spring damping of every body",
+     .min = 0,
+     .max = INFINITY},
+    {.name = "gravity",
+     .type = PSB_OPT_NUMBER,
+     .offset = VIEW_FIELD(gravity),
+     .meta = "G",
+     .unit = "m/s^2",
+     .help = "gravitational acceleration along -y (the G key turns it off and on)",
+     .min = 0,
+     .max = 1000},
+    {.name = "grab-k",
+     .type = PSB_OPT_NUMBER,
+     .offset = VIEW_FIELD(config.grab_k),
+     .meta = "K",
+     .unit = "N/m",
+     .help = "stiffness of the spring that pulls a grabbed point toward the cursor",
+     .min = 0,
+     .max = 1e6,
+     .min_open = true},
+    {.name = "poke-speed",
+     .type = PSB_OPT_NUMBER,
+     .offset = VIEW_FIELD(config.poke_speed),
+     .meta = "V",
+     .unit = "m/s",
+     .help = "speed a poke gives the points it hits (fading with distance)",
+     .min = 0,
+     .max = 1000},
+    {.name = "msaa",
+     .type = PSB_OPT_INT,
+     .offset = VIEW_FIELD(config.msaa),
+     .meta = "N",
+     .help = "samples per pixel for antialiasing (0: off); default: 4, or off on a software "
+             "renderer such as llvmpipe, where it costs several times the frame time",
+     .min = 0,
+     .max = 16,
+     .default_text = "auto"},
+    {.name = "no-vsync",
+     .type = PSB_OPT_FLAG,
+     .offset = VIEW_FIELD(no_vsync),
+     .help = "do not wait for the display's refresh (to measure the frame time)"},
+    {.name = "realtime",
+     .type = PSB_OPT_FLAG,
+     .offset = VIEW_FIELD(config.realtime),
+     .help = "with --frames or --input-script: still step by the wall clock"},
+};
+
+enum { VIEW_OPTION_COUNT = (int)(sizeof view_table / sizeof view_table[0]) };
+enum { VIEW_GROUP, REPAIR_GROUP, GROUP_COUNT };
+
+static view_options default_view_options(void) {
+    view_options v;
+    memset(&v, 0, sizeof v);
+    v.config = psb_default_viewer_config();
+    v.size[0] = v.config.width;
+    v.size[1] = v.config.height;
+    v.integrator = (int)v.config.scene_config.params.integrator;
+    v.gravity = v.config.scene_config.params.gravity;
+    return v;
+}
+
+static void make_groups(psb_option_group groups[GROUP_COUNT], view_options *view,
+                        psb_mesh_options *repair, int *view_seen, int *repair_seen) {
+    groups[VIEW_GROUP] =
+        (psb_option_group){"Viewer", view_table, VIEW_OPTION_COUNT, view, view_seen};
+    groups[REPAIR_GROUP] = psb_mesh_option_group(repair, repair_seen);
+}
+
+static void print_help(FILE *out) {
+    view_options view = default_view_options();
+    psb_mesh_options repair = psb_default_mesh_options(false);
+    repair.fit = view.config.scene_config.radius;
+    psb_option_group groups[GROUP_COUNT];
+    make_groups(groups, &view, &repair, NULL, NULL);
+    fprintf(out, "usage: psb view [options] [FILE.obj ...]\n"
+                 "\n"
+                 "Opens the viewer: the 2D ring on the left, the 3D bodies on the right, live\n"
+                 "plots of V/V0 and pressure below. OBJ files given here (or dropped on the\n"
+                 "window) replace the 3D spheres; a file that cannot be loaded is reported and\n"
+                 "the scene keeps running. Press H in the window for every key and mouse action.\n"
+                 "Needs a display: without one, run it under 'xvfb-run -a psb view ...'.\n"
+                 "\n");
+    psb_options_print_help(out, groups, GROUP_COUNT);
+}
+
+int psb_cmd_view(int argc, char **argv) {
+    if (psb_options_wants_help(argc, argv)) {
+        print_help(stdout);
+        return 0;
+    }
+    view_options view = default_view_options();
+    psb_mesh_options repair = psb_default_mesh_options(true);
+    int view_seen[VIEW_OPTION_COUNT] = {0}, repair_seen[PSB_MESH_OPTION_COUNT] = {0};
+    psb_option_group groups[GROUP_COUNT];
+    make_groups(groups, &view, &repair, view_seen, repair_seen);
+    const char *files[PSB_VIEWER_MAX_FILES];
+    psb_positionals positionals = {files, PSB_VIEWER_MAX_FILES, 0};
+    char error[512];
+    if (!psb_options_parse("psb view", argc, argv, groups, GROUP_COUNT, &positionals, error,
+                           sizeof error) ||
+        !psb_mesh_options_check(repair_seen, "psb view", error, sizeof error)) {
+        fprintf(stderr, "%s\n", error);
+        return 2;
+    }
+    psb_viewer_config *c = &view.config;
+    if (c->screenshot && c->frames == 0) {
+        fprintf(stderr, "psb view: --screenshot needs --frames N (press P in the window for a "
+                        "screenshot)\n");
+        return 2;
+    }
+    c->width = view.size[0];
+    c->height = view.size[1];
+    c->vsync = !view.no_vsync;
+    c->scene_config.params.integrator = (psb_integrator)view.integrator;
+    c->scene_config.params.gravity = view.gravity;
+    if (view.substeps > 0) {
+        c->scene_config.params.substeps = view.substeps;
+        c->scene_config.auto_substeps = false;
+    }
+    c->repair = psb_mesh_options_repair(&repair, c->scene_config.radius);
+    for (int i = 0; i < positionals.count; i++) {
+        c->files[i] = files[i];
+    }
+    c->file_count = positionals.count;
+    psb_error err = {0};
+    if (psb_params_validate(&c->scene_config.params, &err) != PSB_OK ||
+        psb_body_params_validate(&c->scene_config.params.body, &err) != PSB_OK) {
+        fprintf(stderr, "psb view: %s\n", err.message);
+        return 2;
+    }
+    return psb_viewer_run(c);
+}

@@ -1,0 +1,562 @@
+// Mouse and keyboard: orbit, pan, zoom; grab, drag and poke bodies in both
+// views (ray-triangle picking in 3D, the nearest ring point in 2D); keys.
+#include "app.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+// A 2D press this close to the ring's outline (or inside it) grabs it, px.
+#define PICK_2D_PX 24.0
+// A poke moves the points within this fraction of the body's mean radius.
+#define POKE_RADIUS 0.35
+
+static app *app_of(GLFWwindow *window) {
+    return glfwGetWindowUserPointer(window);
+}
+
+static bool inside(rect r, double x, double y) {
+    return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
+}
+
+// Window coordinates to framebuffer pixels.
+static void to_fb(const app *a, double x, double y, double *fx, double *fy) {
+    *fx = a->win_w > 0 ? x * a->fb_w / a->win_w : x;
+    *fy = a->win_h > 0 ? y * a->fb_h / a->win_h : y;
+}
+
+static float aspect3d(const app *a) {
+    return a->view3d.h > 0 ? a->view3d.w / a->view3d.h : 1.0f;
+}
+
+// The camera ray through framebuffer pixel (fx, fy) of the 3D view.
+static bool ray3d(const app *a, double fx, double fy, double o[3], double d[3]) {
+    const rect r = a->view3d;
+    const float nx = (float)(2.0 * (fx - r.x) / r.w - 1.0);
+    const float ny = (float)(1.0 - 2.0 * (fy - r.y) / r.h);
+    return camera_ray(&a->cam, aspect3d(a), nx, ny, o, d);
+}
+
+// Framebuffer pixel to the 2D view's world coordinates, and back.
+static void fb_to_2d(const app *a, double fx, double fy, double *wx, double *wy) {
+    const rect r = a->view2d;
+    *wx = a->view2d_center[0] + (fx - (r.x + 0.5 * r.w)) / a->view2d_scale;
+    *wy = a->view2d_center[1] - (fy - (r.y + 0.5 * r.h)) / a->view2d_scale;
+}
+
+static void world2d_to_fb(const app *a, double wx, double wy, double *fx, double *fy) {
+    const rect r = a->view2d;
+    *fx = r.x + 0.5 * r.w + (wx - a->view2d_center[0]) * a->view2d_scale;
+    *fy = r.y + 0.5 * r.h - (wy - a->view2d_center[1]) * a->view2d_scale;
+}
+
+// Moller-Trumbore: distance along the ray to triangle (p0, p1, p2), or -1;
+// barycentric weights of p1 and p2 in *u, *v.
+static double ray_triangle(const double o[3], const double d[3], psb_vec3 p0, psb_vec3 p1,
+                           psb_vec3 p2, double *u, double *v) {
+    const double e1[3] = {p1.x - p0.x, p1.y - p0.y, p1.z - p0.z};
+    const double e2[3] = {p2.x - p0.x, p2.y - p0.y, p2.z - p0.z};
+    const double p[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2],
+                         d[0] * e2[1] - d[1] * e2[0]};
+    const double det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+    if (fabs(det) < 1e-14) {
+        return -1.0;
+    }
+    const double inv = 1.0 / det;
+    const double s[3] = {o[0] - p0.x, o[1] - p0.y, o[2] - p0.z};
+    *u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) * inv;
+    if (*u < 0.0 || *u > 1.0) {
+        return -1.0;
+    }
+    const double q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2],
+                         s[0] * e1[1] - s[1] * e1[0]};
+    *v = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) * inv;
+    if (*v < 0.0 || *u + *v > 1.0) {
+        return -1.0;
+    }
+    return (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) * inv;
+}
+
+// Does the ray pass within the body's bounding sphere (centroid, largest
+// distance of a point from it)?
+static bool ray_near_body(const app *a, int b, const double o[3], const double d[3]) {
+    const psb_vec3 *x = psb_body_positions(a->scene.world, b);
+    const int n = psb_body_point_count(a->scene.world, b);
+    const psb_vec3 c = a->state[b].centroid;
+    double r2 = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double dx = x[i].x - c.x, dy = x[i].y - c.y, dz = x[i].z - c.z;
+        r2 = fmax(r2, dx * dx + dy * dy + dz * dz);
+    }
+    const double w[3] = {c.x - o[0], c.y - o[1], c.z - o[2]};
+    const double t = w[0] * d[0] + w[1] * d[1] + w[2] * d[2];
+    const double dist2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2] - t * t;
+    return dist2 <= r2 * 1.0001;
+}
+
+// The nearest 3D body under the cursor: body, the triangle corner nearest
+// the hit, and the hit point. False when the ray hits nothing.
+static bool pick3d(const app *a, const double o[3], const double d[3], int *body, int *point,
+                   double hit[3]) {
+    double best = INFINITY;
+    *body = -1;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        if (psb_body_get_kind(a->scene.world, b) != PSB_SHELL || !ray_near_body(a, b, o, d)) {
+            continue;
+        }
+        int tri_count = 0;
+        const int *tris = psb_body_triangles(a->scene.world, b, &tri_count);
+        const psb_vec3 *x = psb_body_positions(a->scene.world, b);
+        for (int t = 0; t < tri_count; t++) {
+            const int *c = tris + 3 * t;
+            double u = 0.0, v = 0.0;
+            const double dist = ray_triangle(o, d, x[c[0]], x[c[1]], x[c[2]], &u, &v);
+            if (dist > 0.0 && dist < best) {
+                best = dist;
+                *body = b;
+                const double w0 = 1.0 - u - v;
+                *point = w0 >= u && w0 >= v ? c[0] : u >= v ? c[1] : c[2];
+            }
+        }
+    }
+    if (*body < 0) {
+        return false;
+    }
+    for (int i = 0; i < 3; i++) {
+        hit[i] = o[i] + best * d[i];
+    }
+    return true;
+}
+
+// Is (x, y) inside ring b (even-odd rule)?
+static bool inside_ring(const psb_vec3 *p, int n, double x, double y) {
+    bool in = false;
+    for (int i = 0, j = n - 1; i < n; j = i++) {
+        if ((p[i].y > y) != (p[j].y > y) &&
+            x < (p[j].x - p[i].x) * (y - p[i].y) / (p[j].y - p[i].y) + p[i].x) {
+            in = !in;
+        }
+    }
+    return in;
+}
+
+// The ring point nearest to the 2D world point (x, y), if the point is
+// inside the ring or within PICK_2D_PX of one of its points.
+static bool pick2d(const app *a, double x, double y, int *body, int *point) {
+    double best = INFINITY;
+    *body = -1;
+    const double reach = PICK_2D_PX * a->ui_scale / a->view2d_scale;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        if (psb_body_get_kind(a->scene.world, b) != PSB_RING) {
+            continue;
+        }
+        const psb_vec3 *p = psb_body_positions(a->scene.world, b);
+        const int n = psb_body_point_count(a->scene.world, b);
+        const bool in = inside_ring(p, n, x, y);
+        for (int i = 0; i < n; i++) {
+            const double d = hypot(p[i].x - x, p[i].y - y);
+            if ((in || d <= reach) && d < best) {
+                best = d;
+                *body = b;
+                *point = i;
+            }
+        }
+    }
+    return *body >= 0;
+}
+
+// Pushes the points of body b near `centre` along dir (unit) at up to
+// poke_speed, fading to nothing at POKE_RADIUS mean radii.
+static void poke(app *a, int b, const double centre[3], const double dir[3]) {
+    psb_world *w = a->scene.world;
+    const psb_vec3 *x = psb_body_positions(w, b);
+    const double *m = psb_body_masses(w, b);
+    const int n = psb_body_point_count(w, b);
+    const double r = POKE_RADIUS * fmax(a->state[b].mean_radius, 1e-3);
+    for (int i = 0; i < n; i++) {
+        const double dist = sqrt((x[i].x - centre[0]) * (x[i].x - centre[0]) +
+                                 (x[i].y - centre[1]) * (x[i].y - centre[1]) +
+                                 (x[i].z - centre[2]) * (x[i].z - centre[2]));
+        if (dist >= r) {
+            continue;
+        }
+        // J = m dv, dv = poke_speed (1 - dist / r) along dir.
+        const double j = m[i] * a->config.poke_speed * (1.0 - dist / r);
+        psb_body_apply_impulse(w, b, i, (psb_vec3){j * dir[0], j * dir[1], j * dir[2]});
+    }
+    a->grab.pokes++;
+    a->grab.last_poke_body = b;
+}
+
+// Poke into the ring at point i: against its outward normal there.
+static void poke2d(app *a, int b, int i) {
+    const psb_vec3 *p = psb_body_positions(a->scene.world, b);
+    const int n = psb_body_point_count(a->scene.world, b);
+    const psb_vec3 prev = p[(i + n - 1) % n], next = p[(i + 1) % n];
+    // Counter-clockwise ring: the outward normal of the chord prev -> next is (dy, -dx).
+    double nx = next.y - prev.y, ny = -(next.x - prev.x);
+    const double len = hypot(nx, ny);
+    if (!(len > 0.0)) {
+        return;
+    }
+    const double centre[3] = {p[i].x, p[i].y, 0.0}, dir[3] = {-nx / len, -ny / len, 0.0};
+    poke(a, b, centre, dir);
+}
+
+static void start_grab(app *a, int b, int point, bool in_2d, const double hit[3]) {
+    grab_state *g = &a->grab;
+    g->body = b;
+    g->point = point;
+    g->in_2d = in_2d;
+    g->start = psb_body_positions(a->scene.world, b)[point];
+    for (int i = 0; i < 3; i++) {
+        g->plane_p[i] = hit[i];
+    }
+    if (in_2d) {
+        g->plane_n[0] = g->plane_n[1] = 0.0;
+        g->plane_n[2] = 1.0;
+    } else {
+        float eye[3];
+        camera_eye(&a->cam, eye);
+        double n[3], len = 0.0;
+        for (int i = 0; i < 3; i++) {
+            n[i] = a->cam.target[i] - eye[i];
+            len += n[i] * n[i];
+        }
+        len = sqrt(len);
+        for (int i = 0; i < 3; i++) {
+            g->plane_n[i] = n[i] / len;
+        }
+    }
+    g->target = (psb_vec3){hit[0], hit[1], hit[2]};
+    psb_body_grab(a->scene.world, b, point, g->target, a->config.grab_k);
+    g->grabs++;
+    a->drag = DRAG_GRAB;
+}
+
+void input_update_grab(app *a) {
+    grab_state *g = &a->grab;
+    if (g->body < 0) {
+        return;
+    }
+    // The core lets go by itself when a blow-up resets the body.
+    if (psb_body_grabbed_point(a->scene.world, g->body) != g->point) {
+        g->body = -1;
+        a->drag = DRAG_NONE;
+        return;
+    }
+    double fx, fy;
+    to_fb(a, a->cursor_x, a->cursor_y, &fx, &fy);
+    psb_vec3 target;
+    if (g->in_2d) {
+        fb_to_2d(a, fx, fy, &target.x, &target.y);
+        target.z = 0.0;
+    } else {
+        double o[3], d[3];
+        if (!ray3d(a, fx, fy, o, d)) {
+            return;
+        }
+        const double *n = g->plane_n;
+        const double denom = d[0] * n[0] + d[1] * n[1] + d[2] * n[2];
+        if (fabs(denom) < 1e-6) {
+            return;
+        }
+        // Ray o + t d meets the plane (x - p) . n = 0 at t.
+        const double t = ((g->plane_p[0] - o[0]) * n[0] + (g->plane_p[1] - o[1]) * n[1] +
+                          (g->plane_p[2] - o[2]) * n[2]) /
+                         denom;
+        if (!(t > 0.0) || !isfinite(t)) {
+            return;
+        }
+        target = (psb_vec3){o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]};
+    }
+    g->target = target;
+    psb_body_grab_move(a->scene.world, g->body, target);
+}
+
+static void end_drag(app *a) {
+    if (a->drag == DRAG_GRAB && a->grab.body >= 0) {
+        psb_body_release(a->scene.world, a->grab.body);
+        a->grab.body = -1;
+    }
+    a->drag = DRAG_NONE;
+}
+
+static void press3d(app *a, int button, int mods, double fx, double fy) {
+    double o[3], d[3], hit[3];
+    int body = -1, point = -1;
+    const bool hit_body = ray3d(a, fx, fy, o, d) && pick3d(a, o, d, &body, &point, hit);
+    const bool poke_mode = button == GLFW_MOUSE_BUTTON_RIGHT ||
+                           (button == GLFW_MOUSE_BUTTON_LEFT && (mods & GLFW_MOD_SHIFT));
+    if (hit_body && poke_mode) {
+        poke(a, body, hit, d);
+    } else if (hit_body && button == GLFW_MOUSE_BUTTON_LEFT) {
+        start_grab(a, body, point, false, hit);
+    } else if (button == GLFW_MOUSE_BUTTON_LEFT) {
+        a->drag = DRAG_ORBIT;
+    } else {
+        a->drag = DRAG_PAN;
+    }
+}
+
+static void press2d(app *a, int button, int mods, double fx, double fy) {
+    double wx, wy;
+    fb_to_2d(a, fx, fy, &wx, &wy);
+    int body = -1, point = -1;
+    if (!pick2d(a, wx, wy, &body, &point)) {
+        return;
+    }
+    if (button == GLFW_MOUSE_BUTTON_RIGHT || (mods & GLFW_MOD_SHIFT)) {
+        poke2d(a, body, point);
+    } else if (button == GLFW_MOUSE_BUTTON_LEFT) {
+        const double at[3] = {wx, wy, 0.0};
+        start_grab(a, body, point, true, at);
+    }
+}
+
+void input_button(app *a, int button, int action, int mods) {
+    a->mods = mods;
+    if (action == GLFW_RELEASE) {
+        if (button == a->drag_button) {
+            end_drag(a);
+        }
+        return;
+    }
+    if (action != GLFW_PRESS || a->drag != DRAG_NONE) {
+        return;
+    }
+    double fx, fy;
+    to_fb(a, a->cursor_x, a->cursor_y, &fx, &fy);
+    a->drag_button = button;
+    if (inside(a->view3d, fx, fy)) {
+        press3d(a, button, mods, fx, fy);
+    } else if (inside(a->view2d, fx, fy)) {
+        press2d(a, button, mods, fx, fy);
+    }
+}
+
+void input_cursor(app *a, double x, double y) {
+    double fx0, fy0, fx1, fy1;
+    to_fb(a, a->cursor_x, a->cursor_y, &fx0, &fy0);
+    to_fb(a, x, y, &fx1, &fy1);
+    a->cursor_x = x;
+    a->cursor_y = y;
+    const float dx = (float)(fx1 - fx0), dy = (float)(fy1 - fy0);
+    switch (a->drag) {
+    case DRAG_ORBIT:
+        camera_orbit(&a->cam, dx, dy, a->view3d.h);
+        break;
+    case DRAG_PAN:
+        camera_pan(&a->cam, dx, dy, a->view3d.h);
+        break;
+    case DRAG_GRAB:
+        input_update_grab(a);
+        break;
+    case DRAG_NONE:
+        break;
+    }
+}
+
+void input_scroll(app *a, double dx, double dy) {
+    (void)dx;
+    double fx, fy;
+    to_fb(a, a->cursor_x, a->cursor_y, &fx, &fy);
+    if (inside(a->view2d, fx, fy)) {
+        a->view2d_zoom = fminf(fmaxf(a->view2d_zoom * powf(1.12f, (float)dy), 0.25f), 6.0f);
+    } else {
+        camera_zoom(&a->cam, (float)dy);
+    }
+}
+
+// Multiplies a control by factor, within [lo, hi], and applies it.
+static void scale_control(app *a, double *value, double factor, const char *what) {
+    *value = fmin(fmax(*value * factor, 1.0 / 64.0), 64.0);
+    app_apply_controls(a);
+    app_message(a, false, "%s x%.3g", what, *value);
+}
+
+// psb-screenshot-001.png, -002, ...: the first name not taken.
+static void request_screenshot(app *a) {
+    for (int i = 1; i < 1000; i++) {
+        snprintf(a->screenshot_path, sizeof a->screenshot_path, "psb-screenshot-%03d.png", i);
+        if (access(a->screenshot_path, F_OK) != 0) {
+            a->screenshot_now = true;
+            return;
+        }
+    }
+    app_message(a, true, "screenshot: psb-screenshot-001..999.png are all taken");
+}
+
+static void toggle_overlay(app *a, overlay which, const char *name) {
+    a->overlay[which] = !a->overlay[which];
+    app_message(a, false, "%s %s", name, a->overlay[which] ? "on" : "off");
+}
+
+// Keys that repeat while held: the controls that scale.
+static bool repeat_key(app *a, int key) {
+    switch (key) {
+    case GLFW_KEY_EQUAL:
+    case GLFW_KEY_KP_ADD:
+        scale_control(a, &a->gas_scale, 1.25, "gas");
+        return true;
+    case GLFW_KEY_MINUS:
+    case GLFW_KEY_KP_SUBTRACT:
+        scale_control(a, &a->gas_scale, 1.0 / 1.25, "gas");
+        return true;
+    case GLFW_KEY_RIGHT_BRACKET:
+        scale_control(a, &a->stiffness_scale, 1.25, "spring stiffness");
+        return true;
+    case GLFW_KEY_LEFT_BRACKET:
+        scale_control(a, &a->stiffness_scale, 1.0 / 1.25, "spring stiffness");
+        return true;
+    case GLFW_KEY_S:
+        a->paused = true;
+        a->step_requests++;
+        return true;
+    default:
+        return false;
+    }
+}
+
+void input_key(app *a, int key, int action, int mods) {
+    a->mods = mods;
+    if (action == GLFW_RELEASE || repeat_key(a, key) || action != GLFW_PRESS) {
+        return;
+    }
+    switch (key) {
+    case GLFW_KEY_ESCAPE:
+    case GLFW_KEY_Q:
+        glfwSetWindowShouldClose(a->window, GLFW_TRUE);
+        break;
+    case GLFW_KEY_SPACE:
+        a->paused = !a->paused;
+        break;
+    case GLFW_KEY_R:
+        app_reset_bodies(a);
+        app_message(a, false, "reset");
+        break;
+    case GLFW_KEY_G:
+        a->gravity_on = !a->gravity_on;
+        app_apply_controls(a);
+        app_message(a, false, "gravity %s", a->gravity_on ? "on" : "off");
+        break;
+    case GLFW_KEY_I:
+        a->integrator =
+            (psb_integrator)(((int)a->integrator +
+                              ((mods & GLFW_MOD_SHIFT) ? PSB_INTEGRATOR_COUNT - 1 : 1)) %
+                             PSB_INTEGRATOR_COUNT);
+        app_apply_controls(a);
+        app_message(a, false, "integrator: %s", psb_integrator_name(a->integrator));
+        break;
+    case GLFW_KEY_V:
+        toggle_overlay(a, OVERLAY_VELOCITY, "velocity vectors");
+        break;
+    case GLFW_KEY_N:
+        toggle_overlay(a, OVERLAY_NORMALS, "normals");
+        break;
+    case GLFW_KEY_F:
+        toggle_overlay(a, OVERLAY_PRESSURE, "pressure forces");
+        break;
+    case GLFW_KEY_W:
+        toggle_overlay(a, OVERLAY_WIREFRAME, "spring wireframe");
+        break;
+    case GLFW_KEY_C:
+        toggle_overlay(a, OVERLAY_STRAIN, "colour by strain");
+        break;
+    case GLFW_KEY_HOME:
+    case GLFW_KEY_Z:
+        a->cam = camera_default();
+        a->view2d_zoom = 1.0f;
+        break;
+    case GLFW_KEY_P:
+    case GLFW_KEY_F12:
+        request_screenshot(a);
+        break;
+    case GLFW_KEY_H:
+    case GLFW_KEY_F1:
+        a->help = !a->help;
+        break;
+    case GLFW_KEY_BACKSPACE:
+        if (a->models_loaded) {
+            app_load_builtin(a);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void input_drop(app *a, int count, const char **paths) {
+    for (int i = 0; i < count; i++) {
+        if (a->pending_count == MAX_PENDING_DROPS) {
+            app_message(a, true, "drop: only %d files at a time; the rest are ignored",
+                        MAX_PENDING_DROPS);
+            return;
+        }
+        snprintf(a->pending[a->pending_count++], PATH_SIZE, "%s", paths[i]);
+    }
+}
+
+bool input_body_screen_pos(app *a, int body, double *x, double *y) {
+    if (body < 0 || body >= a->scene.body_count) {
+        return false;
+    }
+    const psb_body_state s = psb_body_measure(a->scene.world, body);
+    double fx, fy;
+    if (psb_body_get_kind(a->scene.world, body) == PSB_RING) {
+        world2d_to_fb(a, s.centroid.x, s.centroid.y, &fx, &fy);
+    } else {
+        const float p[3] = {(float)s.centroid.x, (float)s.centroid.y, (float)s.centroid.z};
+        float nx, ny;
+        if (!camera_project(&a->cam, aspect3d(a), p, &nx, &ny)) {
+            return false;
+        }
+        fx = a->view3d.x + 0.5 * (nx + 1.0) * a->view3d.w;
+        fy = a->view3d.y + 0.5 * (1.0 - ny) * a->view3d.h;
+    }
+    *x = a->fb_w > 0 ? fx * a->win_w / a->fb_w : fx;
+    *y = a->fb_h > 0 ? fy * a->win_h / a->fb_h : fy;
+    return true;
+}
+
+static void on_cursor(GLFWwindow *window, double x, double y) {
+    app *a = app_of(window);
+    if (!a->script_owns_input) {
+        input_cursor(a, x, y);
+    }
+}
+
+static void on_button(GLFWwindow *window, int button, int action, int mods) {
+    app *a = app_of(window);
+    if (!a->script_owns_input) {
+        input_button(a, button, action, mods);
+    }
+}
+
+static void on_scroll(GLFWwindow *window, double dx, double dy) {
+    app *a = app_of(window);
+    if (!a->script_owns_input) {
+        input_scroll(a, dx, dy);
+    }
+}
+
+static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods) {
+    (void)scancode;
+    app *a = app_of(window);
+    if (!a->script_owns_input) {
+        input_key(a, key, action, mods);
+    }
+}
+
+static void on_drop(GLFWwindow *window, int count, const char **paths) {
+    input_drop(app_of(window), count, paths);
+}
+
+void input_install(app *a) {
+    glfwSetCursorPosCallback(a->window, on_cursor);
+    glfwSetMouseButtonCallback(a->window, on_button);
+    glfwSetScrollCallback(a->window, on_scroll);
+    glfwSetKeyCallback(a->window, on_key);
+    glfwSetDropCallback(a->window, on_drop);
+}

@@ -1,0 +1,139 @@
+// What the viewer writes: PNG screenshots, frame-time statistics, and the
+// end-of-run report that tests read.
+#include "app.h"
+
+#include <math.h>
+#include <stb/stb_image_write.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Frames at the start left out of the statistics (shader compilation, first uploads).
+enum { WARMUP_FRAMES = 3 };
+
+bool output_screenshot(app *a, const char *path) {
+    const int w = a->fb_w, h = a->fb_h;
+    const size_t row = (size_t)w * 3, size = row * (size_t)h;
+    if (a->pixels_size < size + row) {
+        // Made on the first screenshot (and on a larger window), not per frame.
+        unsigned char *p = realloc(a->pixels, size + row);
+        if (!p) {
+            app_message(a, true, "screenshot: out of memory");
+            return false;
+        }
+        a->pixels = p;
+        a->pixels_size = size + row;
+    }
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, a->pixels);
+    // GL rows start at the bottom; PNG rows at the top.
+    unsigned char *tmp = a->pixels + size;
+    for (int y = 0; y < h / 2; y++) {
+        unsigned char *top = a->pixels + (size_t)y * row,
+                      *bottom = a->pixels + (size_t)(h - 1 - y) * row;
+        memcpy(tmp, top, row);
+        memcpy(top, bottom, row);
+        memcpy(bottom, tmp, row);
+    }
+    if (!stbi_write_png(path, w, h, 3, a->pixels, (int)row)) {
+        app_message(a, true, "screenshot: cannot write %s", path);
+        return false;
+    }
+    return true;
+}
+
+void output_record_frame(app *a, double ms) {
+    a->frame_times[(a->frame - 1) % a->frame_time_cap] = (float)ms;
+}
+
+static int by_value(const void *pa, const void *pb) {
+    const float a = *(const float *)pa, b = *(const float *)pb;
+    return a < b ? -1 : a > b;
+}
+
+void output_stats(const app *a, FILE *out) {
+    // Frame k's time is recorded when frame k + 1 starts: frame - 1 times in all.
+    const long recorded = a->frame - 1 < a->frame_time_cap ? a->frame - 1 : a->frame_time_cap;
+    const long skip = recorded > 2 * WARMUP_FRAMES ? WARMUP_FRAMES : 0;
+    const long n = recorded - skip;
+    if (n <= 0) {
+        fprintf(out, "frames=%ld mean_ms=0 p99_ms=0 fps=0\n", a->frame);
+        return;
+    }
+    float *sorted = malloc((size_t)n * sizeof *sorted);
+    if (!sorted) {
+        return;
+    }
+    memcpy(sorted, a->frame_times + skip, (size_t)n * sizeof *sorted);
+    double sum = 0.0;
+    for (long i = 0; i < n; i++) {
+        sum += sorted[i];
+    }
+    qsort(sorted, (size_t)n, sizeof *sorted, by_value);
+    const double mean = sum / (double)n;
+    const long k = (long)ceil(0.99 * (double)n) - 1;
+    const double p99 = sorted[k < 0 ? 0 : k];
+    fprintf(out, "frames=%ld mean_ms=%.3f p99_ms=%.3f max_ms=%.3f fps=%.1f size=%dx%d msaa=%d\n", n,
+            mean, p99, (double)sorted[n - 1], mean > 0.0 ? 1000.0 / mean : 0.0, a->fb_w, a->fb_h,
+            a->msaa);
+    free(sorted);
+}
+
+static void print_vec(FILE *out, const char *key, psb_vec3 v) {
+    fprintf(out, "%s=%.6f,%.6f,%.6f\n", key, v.x, v.y, v.z);
+}
+
+void output_report(const app *a, FILE *out) {
+    const psb_world *w = a->scene.world;
+    const psb_params *p = psb_world_params(w);
+    fprintf(out, "frames=%ld\n", a->frame);
+    fprintf(out, "scene=%s\n", a->models_loaded ? "models" : a->scene.name);
+    fprintf(out, "bodies=%d\n", a->scene.body_count);
+    fprintf(out, "sim_time=%.6f\nsteps=%ld\nsubsteps=%d\nsubsteps_needed=%d\n", psb_world_time(w),
+            psb_world_step_count(w), p->substeps, a->scene.substeps_needed);
+    fprintf(out, "integrator=%s\ngravity=%g\ngas_scale=%g\nstiffness_scale=%g\npaused=%d\n",
+            psb_integrator_name(p->integrator), p->gravity, a->gas_scale, a->stiffness_scale,
+            a->paused);
+    fprintf(out, "shader_dir=%s\n", a->shader_dir);
+    fprintf(out, "gl_renderer=%s\ngl_version=%s\n", (const char *)glGetString(GL_RENDERER),
+            (const char *)glGetString(GL_VERSION));
+    fprintf(out, "window=%dx%d\nframebuffer=%dx%d\n", a->win_w, a->win_h, a->fb_w, a->fb_h);
+    const rect *rects[3] = {&a->view2d, &a->view3d, &a->plot_rect};
+    const char *names[3] = {"view2d", "view3d", "plots"};
+    for (int i = 0; i < 3; i++) {
+        fprintf(out, "%s=%.0f,%.0f,%.0f,%.0f\n", names[i], rects[i]->x, rects[i]->y, rects[i]->w,
+                rects[i]->h);
+    }
+    fprintf(out, "camera_yaw=%.6f\ncamera_pitch=%.6f\ncamera_distance=%.6f\n", a->cam.yaw,
+            a->cam.pitch, a->cam.distance);
+    fprintf(out, "camera_target=%.6f,%.6f,%.6f\n", a->cam.target[0], a->cam.target[1],
+            a->cam.target[2]);
+    const grab_state *g = &a->grab;
+    fprintf(out, "grabs=%d\npokes=%d\npoke_body=%d\ngrab_body=%d\n", g->grabs, g->pokes,
+            g->last_poke_body, g->body);
+    if (g->body >= 0) {
+        fprintf(out, "grab_point=%d\ngrab_view=%s\n", g->point, g->in_2d ? "2d" : "3d");
+        print_vec(out, "grab_start", g->start);
+        print_vec(out, "grab_target", g->target);
+        print_vec(out, "grab_position", psb_body_positions(w, g->body)[g->point]);
+    }
+    int blowups = 0;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        const psb_body_state *s = &a->state[b];
+        blowups += s->blowups;
+        fprintf(out, "body%d=%s volume=%.6g v_ratio=%.6f pressure=%.6g energy=%.6g min_y=%.6f\n", b,
+                a->scene.bodies[b].label, s->volume,
+                s->rest_volume > 0.0 ? s->volume / s->rest_volume : 0.0, s->pressure, s->energy,
+                s->min_y);
+        char key[32];
+        snprintf(key, sizeof key, "body%d_centroid", b);
+        print_vec(out, key, s->centroid);
+    }
+    fprintf(out, "blowups=%d\nnonfinite_frames=%ld\nload_errors=%d\n", blowups, a->nonfinite_frames,
+            a->load_errors);
+    fprintf(out, "message=%s\n", a->message);
+    fprintf(out, "last_event=%s\n", psb_world_last_event(w));
+    fprintf(out, "dropped_vertices=%d\n",
+            a->lines3d.dropped + a->tris2d.dropped + a->lines2d.dropped + a->fill2d.dropped +
+                a->ui_text.dropped + a->ui_back.dropped + a->ui_lines.dropped);
+}

@@ -1,0 +1,58 @@
+// psb viewer: a GLFW window with the 2D ring on the left and the 3D bodies on
+// the right, live plots, a HUD, overlays, and mouse and keyboard controls.
+// The only part of psb that knows OpenGL and GLFW.
+#ifndef PSB_VIEWER_H
+#define PSB_VIEWER_H
+
+#include "psb_obj.h"
+#include "psb_scene.h"
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Most OBJ files one `psb view` command line can name.
+enum { PSB_VIEWER_MAX_FILES = 16 };
+
+/// Everything `psb view` can be told. Fill with psb_default_viewer_config().
+typedef struct psb_viewer_config {
+    int width, height;      ///< window size in screen coordinates (>= 64)
+    int frames;             ///< render this many frames, then exit; 0 = until closed
+    const char *screenshot; ///< with frames: write the last frame here as PNG; may be NULL
+    const char
+        *input_script;   ///< replay timed mouse and keyboard events from this file; may be NULL
+    const char *shaders; ///< folder with the GLSL files; NULL = search the usual places
+    const char *scene;   ///< scene name (psb_scene_build); "default"
+    bool stats;          ///< print mean and p99 frame time at exit
+    bool report;         ///< print camera, grab and scene state at exit as key=value lines
+    bool vsync;          ///< swap interval 1 (default on)
+    int msaa;      ///< samples per pixel for antialiasing (0 = off, -1 = 4 on a GPU, off on a CPU
+                   ///< renderer)
+    bool realtime; ///< with frames or a script, still step by the wall clock (default: one dt
+                   ///< per frame, so that runs are repeatable)
+    double grab_k; ///< stiffness of the mouse's grab spring, N/m
+    double poke_speed;             ///< speed a poke gives the points it hits, m/s
+    psb_scene_config scene_config; ///< parameters, material, sizes of the scene
+    psb_repair_options repair;     ///< how OBJ files are repaired (fit_radius > 0 advised)
+    const char *files[PSB_VIEWER_MAX_FILES]; ///< OBJ files to load at start
+    int file_count;                          ///< how many
+} psb_viewer_config;
+
+/// 1280 x 720, vsync, automatic MSAA (4x, but none on a software renderer), the default scene and
+/// the default repair with models fitted to the scene's sphere radius, grab spring 100 N/m, pokes
+/// at 4 m/s.
+psb_viewer_config psb_default_viewer_config(void);
+
+/// Opens the window and runs until it is closed (or config->frames are
+/// drawn). Returns the exit status: 0 normally, 2 when there is no display
+/// or the shaders cannot be found or built (a message on stderr says which),
+/// 1 when something fails while running (a screenshot that cannot be written).
+int psb_viewer_run(const psb_viewer_config *config);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

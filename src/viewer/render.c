@@ -1,0 +1,308 @@
+// GL resources and the frame: backgrounds, the 3D view, the 2D view, the
+// HUD. Every buffer is made when the scene changes and updated in place
+// (glBufferSubData) each frame.
+#include "app.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Fixed capacities of the scene-independent batches, vertices.
+enum {
+    BG_VERTICES = 64,
+    UI_BACK_VERTICES = 4 * 512,
+    UI_LINE_VERTICES = 64 * 1024,
+    UI_TEXT_VERTICES = 4 * TEXT_QUADS,
+    FLOOR_HALF = 60, // m
+};
+
+static bool load_programs(app *a, char *error, size_t error_size) {
+    programs *p = &a->prog;
+    p->color = program_load(a->shader_dir, "color.vert", "color.frag", error, error_size);
+    p->mesh =
+        p->color ? program_load(a->shader_dir, "mesh.vert", "mesh.frag", error, error_size) : 0;
+    p->floor =
+        p->mesh ? program_load(a->shader_dir, "floor.vert", "floor.frag", error, error_size) : 0;
+    p->text =
+        p->floor ? program_load(a->shader_dir, "text.vert", "text.frag", error, error_size) : 0;
+    if (!p->text) {
+        return false;
+    }
+    p->text_transform = glGetUniformLocation(p->text, "u_transform");
+    p->text_cell = glGetUniformLocation(p->text, "u_cell");
+    p->text_columns = glGetUniformLocation(p->text, "u_columns");
+    p->text_atlas = glGetUniformLocation(p->text, "u_atlas");
+    p->color_transform = glGetUniformLocation(p->color, "u_transform");
+    p->mesh_view_proj = glGetUniformLocation(p->mesh, "u_view_proj");
+    p->mesh_eye = glGetUniformLocation(p->mesh, "u_eye");
+    p->mesh_light = glGetUniformLocation(p->mesh, "u_light_dir");
+    p->mesh_floor_y = glGetUniformLocation(p->mesh, "u_floor_y");
+    p->floor_view_proj = glGetUniformLocation(p->floor, "u_view_proj");
+    p->floor_eye = glGetUniformLocation(p->floor, "u_eye");
+    p->floor_arena = glGetUniformLocation(p->floor, "u_arena");
+    p->floor_fog = glGetUniformLocation(p->floor, "u_fog_color");
+    return true;
+}
+
+bool render_init(app *a, char *error, size_t error_size) {
+    if (!load_programs(a, error, error_size)) {
+        return false;
+    }
+    a->quad_ibo = quad_index_buffer(TEXT_QUADS);
+    bool ok = a->quad_ibo != 0;
+    ok = ok && batch_create(&a->bg, BG_VERTICES, 0);
+    ok = ok && batch_create(&a->tris3d, 0, 0);
+    ok = ok && batch_create(&a->lines3d, 0, 0);
+    ok = ok && batch_create(&a->fill2d, 0, 0);
+    ok = ok && batch_create(&a->tris2d, 0, 0);
+    ok = ok && batch_create(&a->lines2d, 0, 0);
+    ok = ok && batch_create(&a->ui_back, UI_BACK_VERTICES, a->quad_ibo);
+    ok = ok && batch_create(&a->ui_lines, UI_LINE_VERTICES, 0);
+    ok = ok && batch_create(&a->ui_text, UI_TEXT_VERTICES, a->quad_ibo);
+    if (!ok) {
+        snprintf(error, error_size, "out of memory for the vertex buffers");
+        return false;
+    }
+
+    glGenVertexArrays(1, &a->mesh_vao);
+    glGenBuffers(1, &a->mesh_vbo);
+    glGenBuffers(1, &a->mesh_ibo);
+    glBindVertexArray(a->mesh_vao);
+    glBindBuffer(GL_ARRAY_BUFFER, a->mesh_vbo);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(mvert), (void *)offsetof(mvert, p));
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(mvert), (void *)offsetof(mvert, n));
+    glEnableVertexAttribArray(2);
+    glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(mvert),
+                          (void *)offsetof(mvert, color));
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, a->mesh_ibo);
+
+    // The floor: two triangles at the floor's height, FLOOR_HALF m each way.
+    const float y = (float)a->config.scene_config.params.floor_y, h = FLOOR_HALF;
+    const float floor_quad[6][3] = {{-h, y, -h}, {h, y, h},  {h, y, -h},
+                                    {-h, y, -h}, {-h, y, h}, {h, y, h}};
+    glGenVertexArrays(1, &a->floor_vao);
+    glGenBuffers(1, &a->floor_vbo);
+    glBindVertexArray(a->floor_vao);
+    glBindBuffer(GL_ARRAY_BUFFER, a->floor_vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof floor_quad, floor_quad, GL_STATIC_DRAW);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), (void *)0);
+    glBindVertexArray(0);
+    return true;
+}
+
+// Mean rest face area of a shell (mean edge length of a ring), for the
+// pressure arrows' scale. Bodies are built at rest.
+static double mean_element(const psb_world *w, int b) {
+    const psb_vec3 *x = psb_body_positions(w, b);
+    int tri_count = 0;
+    const int *tris = psb_body_triangles(w, b, &tri_count);
+    double sum = 0.0;
+    if (psb_body_get_kind(w, b) == PSB_RING) {
+        const int n = psb_body_point_count(w, b);
+        for (int i = 0; i < n; i++) {
+            const psb_vec3 p = x[i], q = x[(i + 1) % n];
+            sum += hypot(q.x - p.x, q.y - p.y);
+        }
+        return sum / n;
+    }
+    for (int t = 0; t < tri_count; t++) {
+        const psb_vec3 p = x[tris[3 * t]], q = x[tris[3 * t + 1]], r = x[tris[3 * t + 2]];
+        const double e1[3] = {q.x - p.x, q.y - p.y, q.z - p.z};
+        const double e2[3] = {r.x - p.x, r.y - p.y, r.z - p.z};
+        const double c[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                             e1[0] * e2[1] - e1[1] * e2[0]};
+        sum += 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    }
+    return tri_count > 0 ? sum / tri_count : 1.0;
+}
+
+bool render_scene_changed(app *a) {
+    const psb_world *w = a->scene.world;
+    a->gpu_ready = false;
+    int verts = 0, indices = 0, lines3d = 64, ring_points = 0, rings = 0;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        const int n = psb_body_point_count(w, b);
+        int tri_count = 0, edge_count = 0;
+        psb_body_triangles(w, b, &tri_count);
+        psb_body_edges(w, b, &edge_count);
+        a->mean_face_area[b] = mean_element(w, b);
+        if (psb_body_get_kind(w, b) == PSB_RING) {
+            a->vertex_base[b] = -1;
+            ring_points += n;
+            rings++;
+            continue;
+        }
+        a->vertex_base[b] = verts;
+        verts += n;
+        indices += 3 * tri_count;
+        // velocity and normal per point, an arrow per face, a line per spring
+        lines3d += 4 * n + 2 * tri_count + 2 * edge_count;
+    }
+    mvert *mv = realloc(a->mesh_verts, (size_t)(verts > 0 ? verts : 1) * sizeof *mv);
+    if (!mv) {
+        return false;
+    }
+    a->mesh_verts = mv;
+    float *ss = realloc(a->strain_sum, (size_t)(verts > 0 ? verts : 1) * sizeof *ss);
+    if (ss) {
+        a->strain_sum = ss;
+    }
+    float *sn = realloc(a->strain_n, (size_t)(verts > 0 ? verts : 1) * sizeof *sn);
+    if (sn) {
+        a->strain_n = sn;
+    }
+    GLuint *index = malloc((size_t)(indices > 0 ? indices : 1) * sizeof *index);
+    if (!ss || !sn || !index) {
+        free(index);
+        return false;
+    }
+    int k = 0;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        if (a->vertex_base[b] < 0) {
+            continue;
+        }
+        int tri_count = 0;
+        const int *tris = psb_body_triangles(w, b, &tri_count);
+        for (int i = 0; i < 3 * tri_count; i++) {
+            index[k++] = (GLuint)(a->vertex_base[b] + tris[i]);
+        }
+    }
+    a->mesh_vert_count = verts;
+    a->mesh_index_count = indices;
+    glBindVertexArray(a->mesh_vao);
+    glBindBuffer(GL_ARRAY_BUFFER, a->mesh_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)(verts > 0 ? verts : 1) * sizeof(mvert)),
+                 NULL, GL_DYNAMIC_DRAW);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER,
+                 (GLsizeiptr)((size_t)(indices > 0 ? indices : 1) * sizeof *index), index,
+                 GL_STATIC_DRAW);
+    glBindVertexArray(0);
+    free(index);
+
+    // 2D: per ring point a fan triangle, an outline quad, a point marker and
+    // four overlay lines; plus the background, the grid and the grab marker.
+    bool ok = batch_reserve(&a->lines3d, lines3d);
+    ok = ok && batch_reserve(&a->tris3d, 3 * SHADOW_SEGMENTS * MAX_BODIES);
+    ok = ok && batch_reserve(&a->fill2d, 3 * ring_points + 6 * rings + 6);
+    ok = ok && batch_reserve(&a->tris2d, 12 * ring_points + 256);
+    ok = ok && batch_reserve(&a->lines2d, 8 * ring_points + 1024);
+    a->gpu_ready = ok;
+    return ok;
+}
+
+void render_free(app *a) {
+    batch *batches[] = {&a->bg,      &a->tris3d,  &a->lines3d,  &a->fill2d, &a->tris2d,
+                        &a->lines2d, &a->ui_back, &a->ui_lines, &a->ui_text};
+    for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++) {
+        batch_destroy(batches[i]);
+    }
+    glDeleteProgram(a->prog.color);
+    glDeleteProgram(a->prog.mesh);
+    glDeleteProgram(a->prog.floor);
+    glDeleteProgram(a->prog.text);
+    glDeleteTextures(1, &a->text_texture);
+    glDeleteBuffers(1, &a->quad_ibo);
+    glDeleteVertexArrays(1, &a->mesh_vao);
+    glDeleteBuffers(1, &a->mesh_vbo);
+    glDeleteBuffers(1, &a->mesh_ibo);
+    glDeleteVertexArrays(1, &a->floor_vao);
+    glDeleteBuffers(1, &a->floor_vbo);
+    free(a->mesh_verts);
+    free(a->strain_sum);
+    free(a->strain_n);
+    a->mesh_verts = NULL;
+    a->strain_sum = a->strain_n = NULL;
+}
+
+// A GL viewport (origin bottom left) for a layout rectangle (origin top left).
+static void set_viewport(const app *a, rect r) {
+    const GLint x = (GLint)r.x, y = (GLint)(a->fb_h - (r.y + r.h));
+    glViewport(x, y, (GLsizei)r.w, (GLsizei)r.h);
+    glScissor(x, y, (GLsizei)r.w, (GLsizei)r.h);
+}
+
+// Pixel coordinates, origin top left, over the whole framebuffer.
+static void pixel_transform(const app *a, mat4 out) {
+    glm_ortho(0.0f, (float)a->fb_w, (float)a->fb_h, 0.0f, -1.0f, 1.0f, out);
+}
+
+void render_frame(app *a) {
+    if (!a->gpu_ready) {
+        return;
+    }
+    batch *batches[] = {&a->bg,      &a->tris3d,  &a->lines3d,  &a->fill2d, &a->tris2d,
+                        &a->lines2d, &a->ui_back, &a->ui_lines, &a->ui_text};
+    const int batch_count = (int)(sizeof batches / sizeof batches[0]);
+    for (int i = 0; i < batch_count; i++) {
+        batch_clear(batches[i]);
+    }
+    render3d_build(a);
+    render2d_build(a);
+    ui_build(a);
+    for (int i = 0; i < batch_count; i++) {
+        batch_upload(batches[i]);
+    }
+
+    // Flat backgrounds by scissored clears: far cheaper than drawing them on
+    // a software renderer.
+    glEnable(GL_SCISSOR_TEST);
+    const rect regions[3] = {a->view2d, a->view3d, a->plot_rect};
+    const float colors[3][3] = {
+        {0.13f, 0.145f, 0.175f}, {0.115f, 0.125f, 0.15f}, {0.06f, 0.065f, 0.078f}};
+    for (int i = 0; i < 3; i++) {
+        set_viewport(a, regions[i]);
+        glClearColor(colors[i][0], colors[i][1], colors[i][2], 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+    }
+    glDisable(GL_SCISSOR_TEST);
+    glViewport(0, 0, a->fb_w, a->fb_h);
+    glClearStencil(0);
+    glStencilMask(0xff);
+    glDepthMask(GL_TRUE);
+    glClear(GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDisable(GL_CULL_FACE);
+
+    mat4 pixels;
+    pixel_transform(a, pixels);
+    glEnable(GL_SCISSOR_TEST);
+    if (a->view3d.w >= 1.0f && a->view3d.h >= 1.0f) {
+        set_viewport(a, a->view3d);
+        render3d_draw(a);
+        // The sky, behind everything drawn (depth test at the far plane).
+        glViewport(0, 0, a->fb_w, a->fb_h);
+        glUseProgram(a->prog.color);
+        glUniformMatrix4fv(a->prog.color_transform, 1, GL_FALSE, (const float *)pixels);
+        glEnable(GL_DEPTH_TEST);
+        glDepthFunc(GL_LEQUAL);
+        glDepthMask(GL_FALSE);
+        glDisable(GL_BLEND);
+        batch_draw(&a->bg, GL_TRIANGLES, 0, a->bg.count);
+        glEnable(GL_BLEND);
+        glDepthMask(GL_TRUE);
+        glDisable(GL_DEPTH_TEST);
+    }
+    if (a->view2d.w >= 1.0f && a->view2d.h >= 1.0f) {
+        set_viewport(a, a->view2d);
+        render2d_draw(a);
+    }
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_DEPTH_TEST);
+    glViewport(0, 0, a->fb_w, a->fb_h);
+    glUseProgram(a->prog.color);
+    glUniformMatrix4fv(a->prog.color_transform, 1, GL_FALSE, (const float *)pixels);
+    batch_draw(&a->ui_back, GL_TRIANGLES, 0, a->ui_back_top);
+    batch_draw(&a->ui_lines, GL_LINES, 0, a->ui_lines.count);
+    text_bind(a, (const float *)pixels);
+    batch_draw(&a->ui_text, GL_TRIANGLES, 0, a->ui_text_top);
+    // The help overlay, over everything else.
+    glUseProgram(a->prog.color);
+    batch_draw(&a->ui_back, GL_TRIANGLES, a->ui_back_top, a->ui_back.count - a->ui_back_top);
+    text_bind(a, (const float *)pixels);
+    batch_draw(&a->ui_text, GL_TRIANGLES, a->ui_text_top, a->ui_text.count - a->ui_text_top);
+    glBindVertexArray(0);
+}

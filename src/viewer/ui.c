@@ -1,0 +1,282 @@
+// The HUD: viewport backgrounds, text panels (stb_easy_font), messages, the
+// help overlay. Everything in framebuffer pixels, origin top left.
+#include "app.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { TEXT_MAX = 512 };
+
+// stb_easy_font's line height at scale 1, pixels.
+#define LINE 12.0f
+
+static const rgba white = {235, 237, 240, 255};
+static const rgba dim = {150, 156, 166, 255};
+static const rgba warn = {255, 176, 64, 255};
+static const rgba bad = {255, 92, 82, 255};
+static const rgba good = {120, 220, 140, 255};
+
+// Text cut into lines at spaces to fit max_w; returns the lines drawn.
+static int text_wrapped(app *a, float x, float y, float s, rgba color, const char *text,
+                        float max_w, int max_lines) {
+    char line[TEXT_MAX];
+    int lines = 0;
+    const char *p = text;
+    while (*p && lines < max_lines) {
+        int len = 0, cut = 0;
+        while (p[len] && p[len] != '\n' && len < TEXT_MAX - 1) {
+            memcpy(line, p, (size_t)len + 1);
+            line[len + 1] = '\0';
+            if (ui_text_width(a, line, s) > max_w) {
+                break;
+            }
+            len++;
+            if (p[len] == ' ' || p[len] == '\0' || p[len] == '\n') {
+                cut = len;
+            }
+        }
+        if (cut == 0) {
+            cut = len > 0 ? len : 1;
+        }
+        memcpy(line, p, (size_t)cut);
+        line[cut] = '\0';
+        ui_text(a, x, y + lines * LINE * s, s, color, line);
+        lines++;
+        p += cut;
+        while (*p == ' ' || *p == '\n') {
+            p++;
+        }
+    }
+    return lines;
+}
+
+static void panel(app *a, float x, float y, float w, float h, float alpha) {
+    const rgba c = rgba_f(0.04f, 0.045f, 0.055f, alpha);
+    batch_rect(&a->ui_back, x, y, x + w, y + h, c, c);
+}
+
+// The 3D view's sky: a gradient at the far plane (z = -1 in pixel space is
+// depth 1), drawn after the scene so only uncovered pixels pay for it; and
+// the lines between the views.
+static void backgrounds(app *a) {
+    const rect v3 = a->view3d, pr = a->plot_rect;
+    cvert *v = batch_alloc(&a->bg, 6);
+    if (v) {
+        const rgba top = rgba_f(0.20f, 0.23f, 0.29f, 1.0f),
+                   bottom = rgba_f(0.115f, 0.125f, 0.15f, 1.0f);
+        const float x0 = v3.x, x1 = v3.x + v3.w, y0 = v3.y, y1 = v3.y + v3.h;
+        v[0] = (cvert){x0, y0, -1.0f, top};
+        v[1] = (cvert){x1, y0, -1.0f, top};
+        v[2] = (cvert){x1, y1, -1.0f, bottom};
+        v[3] = (cvert){x0, y0, -1.0f, top};
+        v[4] = (cvert){x1, y1, -1.0f, bottom};
+        v[5] = (cvert){x0, y1, -1.0f, bottom};
+    }
+    const rgba edge = rgba_f(0.0f, 0.0f, 0.0f, 1.0f);
+    const float s = fmaxf(1.0f, roundf(a->ui_scale));
+    batch_rect(&a->ui_back, v3.x - s, v3.y, v3.x + s, v3.y + v3.h, edge, edge);
+    batch_rect(&a->ui_back, pr.x, pr.y - s, pr.x + pr.w, pr.y + s, edge, edge);
+}
+
+static const char *pressure_unit(const app *a, int b) {
+    return a->vertex_base[b] < 0 ? "N/m" : "Pa";
+}
+
+// Top left of the 2D view: frame rate, time, the integrator and the parameters.
+static void status_panel(app *a) {
+    const float s = a->ui_scale, pad = 6.0f * s, lh = LINE * s;
+    const psb_params *p = psb_world_params(a->scene.world);
+    const psb_body_params *m = a->scene.body_count > 0 ? psb_body_get_params(a->scene.world, 0)
+                                                       : &a->scene.config.params.body;
+    const float x = a->view2d.x + pad, y0 = a->view2d.y + pad;
+    const float w = fminf(a->view2d.w - 2.0f * pad, 62.0f * 6.0f * s);
+    const char *event = psb_world_last_event(a->scene.world);
+    const int lines = 6 + (event[0] ? 2 : 0);
+    panel(a, x - pad * 0.5f, y0 - pad * 0.5f, w + pad, lines * lh + pad, 0.72f);
+    char t[TEXT_MAX];
+    float y = y0;
+    float cx = x + ui_text(a, x, y, s, white, "psb ");
+    snprintf(t, sizeof t, "%5.1f fps %6.2f ms/frame", a->fps, a->frame_ms);
+    cx += ui_text(a, cx, y, s, a->fps >= 55.0 || a->frame < 30 ? good : warn, t);
+    const bool slow =
+        a->slow_motion || (a->sim_speed < 0.9 && !a->paused && !a->virtual_clock && a->frame > 60);
+    if (a->virtual_clock) {
+        snprintf(t, sizeof t, "   t %.2f s (a step a frame)", psb_world_time(a->scene.world));
+    } else {
+        snprintf(t, sizeof t, "   t %.2f s (x%.2f real time)", psb_world_time(a->scene.world),
+                 a->sim_speed);
+    }
+    ui_text(a, cx, y, s, slow ? warn : white, t);
+    y += lh;
+    if (a->slow_motion) {
+        snprintf(t, sizeof t, "slow motion: one step of %d sub-steps costs %.0f ms", p->substeps,
+                 a->substep_ms * p->substeps);
+    } else {
+        snprintf(t, sizeof t, "%.0f steps/s x %d sub-steps   physics %.2f ms/frame", a->steps_per_s,
+                 p->substeps, a->sim_ms);
+    }
+    ui_text(a, x, y, s, a->slow_motion ? warn : white, t);
+    y += lh;
+    snprintf(t, sizeof t, "%s  dt %.2f ms  h %.3f ms (stable < %.3f ms)%s",
+             psb_integrator_name(p->integrator), 1000.0 * p->dt, 1000.0 * p->dt / p->substeps,
+             1000.0 * a->scene.stable_substep, a->paused ? "  PAUSED" : "");
+    ui_text(a, x, y, s, a->paused ? warn : white, t);
+    y += lh;
+    snprintf(t, sizeof t, "g %.3g m/s^2   ks %.4g N/m   kd %.3g N*s/m   mass %.3g kg", p->gravity,
+             m->spring_k, m->spring_damping, m->mass);
+    ui_text(a, x, y, s, dim, t);
+    y += lh;
+    snprintf(t, sizeof t, "gas x%.3g   restitution %.2g   friction %.3g/s   grab %.3g N/m",
+             a->gas_scale, p->restitution, p->friction, a->config.grab_k);
+    ui_text(a, x, y, s, dim, t);
+    y += lh;
+    ui_text(a, x, y, s, dim, "H: help   Space: pause   drag: grab / orbit");
+    y += lh;
+    if (event[0]) {
+        text_wrapped(a, x, y, s, warn, event, w, 2);
+    }
+}
+
+// Top left of the 3D view: one row per body.
+static void body_table(app *a) {
+    const float s = a->ui_scale, pad = 6.0f * s, lh = LINE * s;
+    const float x = a->view3d.x + pad, y0 = a->view3d.y + pad;
+    const float col[6] = {0.0f, 12.0f, 24.0f, 32.0f, 44.0f, 52.0f};
+    const float cw = 6.0f * s;
+    panel(a, x - pad * 0.5f, y0 - pad * 0.5f, col[5] * cw + pad,
+          (float)(a->scene.body_count + 1) * lh + pad, 0.6f);
+    const char *heads[5] = {"body", "V", "V/V0", "P", "E (J)"};
+    for (int c = 0; c < 5; c++) {
+        ui_text(a, x + col[c] * cw, y0, s, dim, heads[c]);
+    }
+    for (int b = 0; b < a->scene.body_count; b++) {
+        const psb_body_state *st = &a->state[b];
+        const float y = y0 + (float)(b + 1) * lh;
+        const float *c = a->scene.bodies[b].color;
+        const rgba bc = rgba_f(c[0], c[1], c[2], 1.0f);
+        char t[TEXT_MAX];
+        snprintf(t, sizeof t, "%.11s", a->scene.bodies[b].label);
+        ui_text(a, x, y, s, bc, t);
+        snprintf(t, sizeof t, "%.4g %s", st->volume, a->vertex_base[b] < 0 ? "m^2" : "m^3");
+        ui_text(a, x + col[1] * cw, y, s, white, t);
+        snprintf(t, sizeof t, "%.3f", st->rest_volume > 0.0 ? st->volume / st->rest_volume : 0.0);
+        ui_text(a, x + col[2] * cw, y, s, white, t);
+        snprintf(t, sizeof t, "%.4g %s", st->pressure, pressure_unit(a, b));
+        ui_text(a, x + col[3] * cw, y, s, white, t);
+        snprintf(t, sizeof t, "%.4g", st->energy);
+        ui_text(a, x + col[4] * cw, y, s, white, t);
+    }
+}
+
+// Bottom of the 3D view: the overlay keys (lit when on) and the last message.
+static void footer(app *a) {
+    const float s = a->ui_scale, pad = 6.0f * s, lh = LINE * s;
+    static const char *const names[OVERLAY_COUNT] = {"V velocity", "N normals", "F pressure",
+                                                     "W springs", "C strain"};
+    float x = a->view3d.x + pad;
+    const float y = a->view3d.y + a->view3d.h - pad - lh;
+    for (int o = 0; o < OVERLAY_COUNT; o++) {
+        const float w = ui_text_width(a, names[o], s);
+        if (a->overlay[o]) {
+            const rgba on = rgba_f(0.85f, 0.62f, 0.25f, 0.85f);
+            batch_rect(&a->ui_back, x - 2.0f * s, y - 2.0f * s, x + w + 2.0f * s, y + lh - 2.0f * s,
+                       on, on);
+        }
+        ui_text(a, x, y, s, a->overlay[o] ? (rgba){20, 20, 24, 255} : dim, names[o]);
+        x += w + 10.0f * s;
+    }
+    if (a->overlay[OVERLAY_STRAIN]) {
+        ui_text(a, x, y, s, dim, "(blue -30% .. red +30%)");
+    }
+    const double age = glfwGetTime() - a->message_time;
+    if (a->message[0] && (a->message_error || age < 6.0 || a->virtual_clock)) {
+        const float max_w = a->view3d.w - 2.0f * pad;
+        const float w = fminf(ui_text_width(a, a->message, s), max_w);
+        const int lines = w >= max_w ? 2 : 1;
+        const float my = y - ((float)lines + 0.4f) * lh;
+        panel(a, a->view3d.x + pad * 0.5f, my - pad * 0.5f, w + pad, (float)lines * lh + pad,
+              0.72f);
+        text_wrapped(a, a->view3d.x + pad, my, s, a->message_error ? bad : white, a->message, max_w,
+                     lines);
+    }
+    if (a->paused) {
+        const char *t = "PAUSED  (Space: run, S: one step)";
+        const float w = ui_text_width(a, t, s * 1.5f);
+        ui_text(a, a->view3d.x + 0.5f * (a->view3d.w - w), a->view3d.y + 3.0f * lh, s * 1.5f, warn,
+                t);
+    }
+}
+
+static void help_overlay(app *a) {
+    static const char *const rows[][2] = {
+        {"MOUSE, 3D VIEW (RIGHT)", ""},
+        {"left drag on a body", "grab the point under the cursor and pull it"},
+        {"left drag elsewhere", "orbit the camera"},
+        {"shift+left or right click", "poke a body: an impulse into its surface"},
+        {"right or middle drag", "pan"},
+        {"wheel", "zoom"},
+        {"MOUSE, 2D VIEW (LEFT)", ""},
+        {"left drag on the ring", "grab its nearest point and pull it"},
+        {"shift+left or right click", "poke the ring"},
+        {"wheel", "zoom the 2D view"},
+        {"KEYS", ""},
+        {"Space", "pause / run"},
+        {"S", "one step (pauses)"},
+        {"R", "reset the bodies"},
+        {"+  -", "gas amount up / down (x1.25)"},
+        {"]  [", "spring stiffness up / down (x1.25)"},
+        {"I  (shift+I)", "next (previous) integrator"},
+        {"G", "gravity on / off"},
+        {"V  N  F", "velocity vectors, normals, pressure forces"},
+        {"W  C", "spring wireframe, colour by spring strain"},
+        {"Z  or  Home", "reset the camera and the 2D zoom"},
+        {"P  or  F12", "screenshot: psb-screenshot-NNN.png"},
+        {"Backspace", "back to the built-in scene after loading OBJ files"},
+        {"H  or  F1", "this help"},
+        {"Q  or  Esc", "quit"},
+        {"Drop OBJ files on the window to load them.", ""},
+    };
+    const int count = (int)(sizeof rows / sizeof rows[0]);
+    const float s = a->ui_scale, lh = LINE * s, pad = 12.0f * s;
+    const float key_w = 30.0f * 6.0f * s, w = key_w + 52.0f * 6.0f * s;
+    const float h = (float)(count + 1) * lh + 2.0f * pad;
+    const float x0 = fmaxf(0.0f, 0.5f * ((float)a->fb_w - w - 2.0f * pad));
+    const float y0 = fmaxf(0.0f, 0.5f * ((float)a->fb_h - h));
+    panel(a, x0, y0, w + 2.0f * pad, h, 0.95f);
+    float y = y0 + pad;
+    ui_text(a, x0 + pad, y, s, warn, "psb viewer: keys and mouse (H to close)");
+    y += lh;
+    for (int r = 0; r < count; r++) {
+        const bool heading = rows[r][1][0] == '\0';
+        ui_text(a, x0 + pad, y, s, heading ? warn : white, rows[r][0]);
+        ui_text(a, x0 + pad + key_w, y, s, dim, rows[r][1]);
+        y += lh;
+    }
+}
+
+static void view_labels(app *a) {
+    const float s = a->ui_scale, pad = 6.0f * s;
+    const char *left = "2D ring (orthographic)";
+    const char *right = a->models_loaded ? "3D: loaded models" : "3D shells (perspective)";
+    ui_text(a, a->view2d.x + a->view2d.w - ui_text_width(a, left, s) - pad,
+            a->view2d.y + a->view2d.h - pad - LINE * s, s, dim, left);
+    ui_text(a, a->view3d.x + a->view3d.w - ui_text_width(a, right, s) - pad, a->view3d.y + pad, s,
+            dim, right);
+}
+
+void ui_build(app *a) {
+    if (a->text_scale != a->ui_scale && !text_atlas_build(a, a->ui_scale)) {
+        return; // no memory for the atlas: no HUD this frame
+    }
+    backgrounds(a);
+    plots_build(a);
+    view_labels(a);
+    status_panel(a);
+    body_table(a);
+    footer(a);
+    a->ui_back_top = a->ui_back.count;
+    a->ui_text_top = a->ui_text.count;
+    if (a->help) {
+        help_overlay(a);
+    }
+}

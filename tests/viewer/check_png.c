@@ -1,0 +1,154 @@
+// Checks a screenshot of the viewer: its size, that it is not blank, and
+// that given regions hold enough pixels of given hues (the ring on the left,
+// the bodies on the right); or that two screenshots differ.
+//
+//   check_png FILE WIDTH HEIGHT [X,Y,W,H:HUE:MIN ...]
+//       a region (pixels, top left) must hold MIN pixels within 14 degrees of
+//       HUE (0..360) that are saturated and bright enough to be a body colour
+//   check_png --differ A B FRACTION
+//       at least FRACTION of the pixels differ (by more than 24 in a channel)
+// Exit status 0 when every check passes, 1 when one fails (with a line on
+// stderr saying which), 2 on bad usage or an unreadable file.
+#include <math.h>
+#include <stb/stb_image.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Hue in degrees, saturation and value in [0, 1].
+static void hsv(const unsigned char *p, double *h, double *s, double *v) {
+    const double r = p[0] / 255.0, g = p[1] / 255.0, b = p[2] / 255.0;
+    const double mx = fmax(r, fmax(g, b)), mn = fmin(r, fmin(g, b)), d = mx - mn;
+    *v = mx;
+    *s = mx > 0.0 ? d / mx : 0.0;
+    if (d <= 0.0) {
+        *h = 0.0;
+    } else if (mx == r) {
+        *h = fmod(60.0 * (g - b) / d + 360.0, 360.0);
+    } else if (mx == g) {
+        *h = 60.0 * (b - r) / d + 120.0;
+    } else {
+        *h = 60.0 * (r - g) / d + 240.0;
+    }
+}
+
+static unsigned char *load(const char *path, int *w, int *h) {
+    int channels = 0;
+    unsigned char *pixels = stbi_load(path, w, h, &channels, 3);
+    if (!pixels) {
+        fprintf(stderr, "check_png: %s: cannot read: %s\n", path, stbi_failure_reason());
+    }
+    return pixels;
+}
+
+// Not blank: the luminance varies and there are many distinct colours.
+static int check_not_blank(const unsigned char *px, int w, int h) {
+    double sum = 0.0, sum2 = 0.0;
+    static unsigned char seen[1 << 15];
+    memset(seen, 0, sizeof seen);
+    int distinct = 0;
+    const long n = (long)w * h;
+    for (long i = 0; i < n; i++) {
+        const unsigned char *p = px + 3 * i;
+        const double y = 0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2];
+        sum += y;
+        sum2 += y * y;
+        const int key = (p[0] >> 3) << 10 | (p[1] >> 3) << 5 | (p[2] >> 3);
+        if (!seen[key]) {
+            seen[key] = 1;
+            distinct++;
+        }
+    }
+    const double mean = sum / n, sd = sqrt(fmax(sum2 / n - mean * mean, 0.0));
+    printf("luminance_mean=%.1f luminance_sd=%.1f colours=%d\n", mean, sd, distinct);
+    if (sd < 10.0 || distinct < 200) {
+        fprintf(stderr, "check_png: the image looks blank (sd %.1f, %d colours)\n", sd, distinct);
+        return 1;
+    }
+    return 0;
+}
+
+static int check_region(const unsigned char *px, int w, int h, const char *spec) {
+    int x0, y0, rw, rh, min;
+    double hue;
+    if (sscanf(spec, "%d,%d,%d,%d:%lf:%d", &x0, &y0, &rw, &rh, &hue, &min) != 6) {
+        fprintf(stderr, "check_png: bad region '%s' (expected X,Y,W,H:HUE:MIN)\n", spec);
+        return 2;
+    }
+    int count = 0;
+    for (int y = y0; y < y0 + rh && y < h; y++) {
+        for (int x = x0; x < x0 + rw && x < w; x++) {
+            if (x < 0 || y < 0) {
+                continue;
+            }
+            double ph, s, v;
+            hsv(px + 3 * ((long)y * w + x), &ph, &s, &v);
+            const double dh = fabs(fmod(ph - hue + 540.0, 360.0) - 180.0);
+            count += s >= 0.35 && v >= 0.25 && dh <= 14.0;
+        }
+    }
+    printf("region %s: %d pixels of hue %.0f\n", spec, count, hue);
+    if (count < min) {
+        fprintf(stderr, "check_png: region %s has %d pixels of hue %.0f, expected >= %d\n", spec,
+                count, hue, min);
+        return 1;
+    }
+    return 0;
+}
+
+static int differ(const char *a_path, const char *b_path, double fraction) {
+    int aw, ah, bw, bh;
+    unsigned char *a = load(a_path, &aw, &ah), *b = load(b_path, &bw, &bh);
+    int status = 2;
+    if (a && b && (aw != bw || ah != bh)) {
+        fprintf(stderr, "check_png: sizes differ: %dx%d and %dx%d\n", aw, ah, bw, bh);
+        status = 1;
+    } else if (a && b) {
+        long changed = 0;
+        const long n = (long)aw * ah;
+        for (long i = 0; i < 3 * n; i += 3) {
+            changed += abs(a[i] - b[i]) > 24 || abs(a[i + 1] - b[i + 1]) > 24 ||
+                       abs(a[i + 2] - b[i + 2]) > 24;
+        }
+        printf("changed_fraction=%.4f\n", (double)changed / n);
+        status = (double)changed / n >= fraction ? 0 : 1;
+        if (status) {
+            fprintf(stderr, "check_png: only %.4f of the pixels differ, expected >= %g\n",
+                    (double)changed / n, fraction);
+        }
+    }
+    stbi_image_free(a);
+    stbi_image_free(b);
+    return status;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 5 && strcmp(argv[1], "--differ") == 0) {
+        return differ(argv[2], argv[3], atof(argv[4]));
+    }
+    if (argc < 4) {
+        fprintf(stderr, "usage: check_png FILE WIDTH HEIGHT [X,Y,W,H:HUE:MIN ...]\n"
+                        "       check_png --differ A B FRACTION\n");
+        return 2;
+    }
+    int w, h;
+    unsigned char *px = load(argv[1], &w, &h);
+    if (!px) {
+        return 2;
+    }
+    int status = 0;
+    if (w != atoi(argv[2]) || h != atoi(argv[3])) {
+        fprintf(stderr, "check_png: %s is %dx%d, expected %sx%s\n", argv[1], w, h, argv[2],
+                argv[3]);
+        status = 1;
+    }
+    if (check_not_blank(px, w, h)) {
+        status = 1;
+    }
+    for (int i = 4; i < argc; i++) {
+        const int r = check_region(px, w, h, argv[i]);
+        status = r > status ? r : status;
+    }
+    stbi_image_free(px);
+    return status;
+}
