@@ -176,7 +176,7 @@ static const psb_option body_table[] = {
      .type = PSB_OPT_NUMBER,
      .offset = SIM_FIELD(params.body.gas_nrt),
      .meta = "G",
-     .unit = "J; ring: J/m",
+     .unit = "J",
      .help = "gas amount nRT; pressure = nRT / volume - p0 (ring default: 10)",
      .min = 0,
      .max = INFINITY},
@@ -247,7 +247,7 @@ static const psb_option world_table[] = {
      .offset = SIM_FIELD(params.friction),
      .meta = "MU",
      .unit = "1/s",
-     .help = "friction rate: tangential velocity *= exp(-MU dt)",
+     .help = "friction rate: tangential velocity *= exp(-MU h) each sub-step h",
      .min = 0,
      .max = INFINITY},
     {.name = "walls",
@@ -657,6 +657,15 @@ static void warn_if_unstable(const psb_world *world) {
                 needed > MAX_SUBSTEPS
                     ? " (past the limit: lower --ks, --kd or --dt, or raise --mass)"
                     : "");
+    }
+    if (params->integrator == PSB_EULER || params->integrator == PSB_HEUN) {
+        // The estimate is symplectic Euler's: these two gain energy on every
+        // undamped oscillation, however small the step.
+        fprintf(stderr,
+                "psb sim: note: %s adds energy to undamped oscillations at any step; "
+                "with little --kd expect growth or blow-ups (symplectic and verlet do "
+                "not)\n",
+                psb_integrator_name(params->integrator));
     }
 }
 

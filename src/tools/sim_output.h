@@ -18,7 +18,7 @@ typedef struct psb_sim_state {
     double volume;      ///< sum of the volumes, m³ (2D: m²)
     double rest_volume; ///< sum of the rest volumes, m³ (2D: m²)
     double pressure;    ///< mean over the bodies of nRT / V - P0, Pa (2D: N/m)
-    double gas_nrt;     ///< mean over the bodies of the gas amount in force, J (2D: J/m)
+    double gas_nrt;     ///< mean over the bodies of the gas amount in force, J
     double mean_radius; ///< mean distance of all points from their common centroid, m
     psb_vec3 centroid;  ///< mean of all point positions, m
     double min_y;       ///< lowest point's height, m
