@@ -114,6 +114,9 @@ static void test_thread_counts(psb_integrator integrator) {
     for (int c = 0; c < 3; c++) {
         many[c] = make_world_with(counts[c], integrator);
     }
+    if (many[0]) {
+        psb_world_set_profiling(many[0], true); // to see the threads it really used
+    }
     bool moved = false;
     for (int k = 0; k < 30 && one; k++) {
         psb_world_step(one);
@@ -138,6 +141,16 @@ static void test_thread_counts(psb_integrator integrator) {
             }
         }
     }
+#ifdef _OPENMP
+    // The comparison above means something only if the step really ran on
+    // several threads (symplectic Euler is the threaded path).
+    if (many[0] && integrator == PSB_SYMPLECTIC_EULER) {
+        CHECK(psb_world_profile(many[0]).threads == 2, "%s: asked for 2 threads, ran on %d", name,
+              psb_world_profile(many[0]).threads);
+    }
+#else
+    printf("test_threads: built without OpenMP: every thread count runs on one thread\n");
+#endif
     if (one) {
         const psb_body_state s = psb_body_measure(one, 0);
         moved = s.centroid.x > 0.25 && isfinite(s.energy);

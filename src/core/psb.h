@@ -217,10 +217,12 @@ int psb_world_body_count(const psb_world *world);
 /// are the first thread's, waits at the barriers included.
 typedef struct psb_profile {
     double springs;   ///< spring forces (with the volume gradient, in the same pass)
-    double gas;       ///< summing the volume, the pressure (and gravity and grab forces)
+    double gas;       ///< summing the volume and the pressure (and, for integrators other
+                      ///< than symplectic Euler, gravity and grab forces)
     double integrate; ///< the integrator's updates (gravity, grab, x and v; the floor when fused)
     double collide;   ///< floor, walls, spheres
     double guard;     ///< the blow-up guard's check and the copy into the public arrays
+    int threads;      ///< the most threads one body's step really ran on
 } psb_profile;
 
 /// Switches profiling on or off; switching it on zeroes the times. Off by

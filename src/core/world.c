@@ -298,6 +298,9 @@ static verdict step_body_serial(psb_world *w, psb_body *b) {
     const psb_params *p = &w->params;
     const double h = p->dt / p->substeps;
     psb_profile *prof = b->profile;
+    if (prof && prof->threads < 1) {
+        prof->threads = 1;
+    }
     for (int s = 0; s < p->substeps; s++) {
         body_integrate(b, w, w->time + s * h, h);
     }
@@ -332,9 +335,15 @@ static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
     thread_slot *slots = w->slots;
     struct team_barrier *bar = w->barrier;
     int bad = 0;
+    // OpenMP may give fewer threads than asked for (OMP_THREAD_LIMIT, a
+    // caller's own parallel region): only the team's slots get written.
+    int team_size = 1;
 #pragma omp parallel num_threads(threads) reduction(+ : bad)
     {
         const int t = omp_get_thread_num(), team = omp_get_num_threads();
+        if (t == 0) {
+            team_size = team;
+        }
         psb_profile *prof = t == 0 ? b->profile : NULL;
         int c0, c1;
         split_range(b->chunk_count, t, team, &c0, &c1);
@@ -381,11 +390,14 @@ static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
             prof->guard += profile_now() - start;
         }
     }
+    if (b->profile && b->profile->threads < team_size) {
+        b->profile->threads = team_size;
+    }
     if (bad > 0) {
         return find_blowup(b, limit);
     }
     psb_vec3 lo = slots[0].lo, hi = slots[0].hi;
-    for (int u = 1; u < threads; u++) {
+    for (int u = 1; u < team_size; u++) {
         lo = (psb_vec3){fmin(lo.x, slots[u].lo.x), fmin(lo.y, slots[u].lo.y),
                         fmin(lo.z, slots[u].lo.z)};
         hi = (psb_vec3){fmax(hi.x, slots[u].hi.x), fmax(hi.y, slots[u].hi.y),

@@ -202,6 +202,7 @@ static void add_profile(psb_profile *sum, psb_profile p) {
     sum->integrate += p.integrate;
     sum->collide += p.collide;
     sum->guard += p.guard;
+    sum->threads = p.threads > sum->threads ? p.threads : sum->threads;
 }
 
 // Times the textbook version of the same body, steps and step size; the
@@ -324,8 +325,9 @@ static int run_scene(const scene *sc, const bench_args *args, result *out) {
         }
         psb_world_destroy(w);
     }
-    // The step shares bodies of 4096 points and up between the threads.
-    out->threads = n >= 4096 ? params.threads : 1;
+    // The threads the step really ran on (bodies of 4096 points and up are
+    // shared; OpenMP may give fewer than asked for, or the build has none).
+    out->threads = out->profile.threads > 0 ? out->profile.threads : 1;
     qsort(times + 1, (size_t)repeats, sizeof times[0], compare_double);
     out->min = times[1];
     out->max = times[repeats];

@@ -100,8 +100,9 @@ static const psb_option view_table[] = {
     {.name = "stats",
      .type = PSB_OPT_FLAG,
      .offset = VIEW_FIELD(config.stats),
-     .help =
-         "at exit print frames mean_ms p99_ms max_ms fps (frame times, first 3 frames left out)"},
+     .help = "at exit print frames mean_ms p99_ms max_ms fps size msaa (frame times, first 3 "
+             "frames left "
+             "out)"},
     {.name = "report",
      .type = PSB_OPT_FLAG,
      .offset = VIEW_FIELD(config.report),

@@ -57,7 +57,8 @@ void output_stats(const app *a, FILE *out) {
     const long skip = recorded > 2 * WARMUP_FRAMES ? WARMUP_FRAMES : 0;
     const long n = recorded - skip;
     if (n <= 0) {
-        fprintf(out, "frames=%ld mean_ms=0 p99_ms=0 fps=0\n", a->frame);
+        fprintf(out, "frames=%ld mean_ms=0 p99_ms=0 max_ms=0 fps=0 size=%dx%d msaa=%d\n", a->frame,
+                a->fb_w, a->fb_h, a->msaa);
         return;
     }
     float *sorted = malloc((size_t)n * sizeof *sorted);
