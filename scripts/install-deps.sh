@@ -2,7 +2,8 @@
 # Installs the Debian packages psb needs to build and test. Idempotent: a
 # package that is installed already is skipped, and nothing is fetched (no
 # `apt-get update`) when everything is present. Uses apt-get directly as
-# root, through sudo otherwise.
+# root, through sudo otherwise. With package names as arguments it installs
+# those instead (tests/fuzz/run.sh asks for clang that way).
 set -euo pipefail
 
 # Every package psb needs, one per line. Later features add theirs here.
@@ -22,6 +23,9 @@ PACKAGES=(
     xauth
     libgl1-mesa-dri
 )
+if [ "$#" -gt 0 ]; then
+    PACKAGES=("$@")
+fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: dpkg-query not found: this script needs Debian (or a derivative)." >&2

@@ -22,30 +22,8 @@ esac
 
 # clang, and the runtime libraries of libFuzzer and the sanitizers: on Debian
 # 12 the clang package alone does not bring libclang_rt.fuzzer, libclang-rt-dev does.
-packages=(clang libclang-rt-dev)
 if command -v dpkg-query >/dev/null 2>&1; then
-    missing=()
-    for package in "${packages[@]}"; do
-        status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
-        if [ "$status" != "install ok installed" ]; then
-            missing+=("$package")
-        fi
-    done
-    if [ "${#missing[@]}" -gt 0 ]; then
-        if [ "$(id -u)" -eq 0 ]; then
-            as_root=()
-        elif command -v sudo >/dev/null 2>&1; then
-            as_root=(sudo)
-        else
-            echo "fuzz: missing packages: ${missing[*]}; as root, run:" >&2
-            echo "  apt-get update && apt-get install --no-install-recommends ${missing[*]}" >&2
-            exit 1
-        fi
-        echo "fuzz: installing ${missing[*]}"
-        "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-        "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
-            apt-get install -y --no-install-recommends "${missing[@]}"
-    fi
+    scripts/install-deps.sh clang libclang-rt-dev
 elif ! command -v clang >/dev/null 2>&1; then
     echo "fuzz: clang not found (with libFuzzer: compiler-rt); install it first" >&2
     exit 1
