@@ -1,6 +1,7 @@
 // Loading an OBJ file for simulation: parse, repair, check, split into one
 // closed, outward mesh per connected component, and refuse what cannot hold
 // gas with a message that names the file and says what is wrong and where.
+#include "mesh_internal.h"
 #include "psb_obj.h"
 
 #include <limits.h>
@@ -23,33 +24,6 @@ static void free_parts(psb_mesh *parts, int count) {
         psb_mesh_free(&parts[i]);
     }
     free(parts);
-}
-
-static psb_status check_mesh(const psb_mesh *mesh, const char *fn, psb_error *err) {
-    if (!mesh) {
-        return psb_error_set(err, PSB_ERR_INVALID, "%s: mesh is NULL", fn);
-    }
-    if (mesh->kind != PSB_RING && mesh->kind != PSB_SHELL) {
-        return psb_error_set(err, PSB_ERR_INVALID, "%s: kind must be PSB_RING or PSB_SHELL, got %d",
-                             fn, (int)mesh->kind);
-    }
-    int n = mesh->point_count, m = mesh->kind == PSB_SHELL ? mesh->triangle_count : 0;
-    if (n < 0 || (n > 0 && !mesh->points) || m < 0 || m > INT_MAX / 3 ||
-        (m > 0 && !mesh->triangles)) {
-        return psb_error_set(err, PSB_ERR_INVALID,
-                             "%s: %d points and %d triangles with arrays %s/%s; expected counts "
-                             ">= 0 and arrays for nonzero counts",
-                             fn, n, m, mesh->points ? "set" : "NULL",
-                             mesh->triangles ? "set" : "NULL");
-    }
-    for (int i = 0; i < 3 * m; i++) {
-        if (mesh->triangles[i] < 0 || mesh->triangles[i] >= n) {
-            return psb_error_set(err, PSB_ERR_INVALID,
-                                 "%s: triangle %d corner %d is point %d; expected 0..%d", fn, i / 3,
-                                 i % 3, mesh->triangles[i], n - 1);
-        }
-    }
-    return PSB_OK;
 }
 
 static psb_status split_ring(const psb_mesh *mesh, psb_mesh **parts, int *count, psb_error *err) {
@@ -81,7 +55,7 @@ psb_status psb_mesh_split(const psb_mesh *mesh, psb_mesh **parts, int *count, ps
     }
     *parts = NULL;
     *count = 0;
-    psb_status status = check_mesh(mesh, fn, err);
+    psb_status status = psb_mesh_check_arrays(mesh, fn, err);
     if (status != PSB_OK) {
         return status;
     }

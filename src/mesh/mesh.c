@@ -1,7 +1,10 @@
 // Mesh ownership, body definitions and the signed volume.
 #include "psb_mesh.h"
 
+#include <limits.h>
 #include <stdlib.h>
+
+#include "mesh_internal.h"
 
 /// Frees the arrays and zeroes the struct. Safe on NULL and on a zeroed struct.
 void psb_mesh_free(psb_mesh *mesh) {
@@ -65,4 +68,31 @@ double psb_mesh_volume(const psb_mesh *mesh) {
                a.z * (b.x * c.y - b.y * c.x);
     }
     return sum / 6.0;
+}
+
+psb_status psb_mesh_check_arrays(const psb_mesh *mesh, const char *fn, psb_error *err) {
+    if (!mesh) {
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: mesh is NULL", fn);
+    }
+    if (mesh->kind != PSB_RING && mesh->kind != PSB_SHELL) {
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: kind must be PSB_RING or PSB_SHELL, got %d",
+                             fn, (int)mesh->kind);
+    }
+    int n = mesh->point_count, m = mesh->kind == PSB_SHELL ? mesh->triangle_count : 0;
+    if (n < 0 || (n > 0 && !mesh->points) || m < 0 || m > INT_MAX / 3 ||
+        (m > 0 && !mesh->triangles)) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: %d points and %d triangles with arrays %s/%s; expected counts "
+                             ">= 0 and arrays for nonzero counts",
+                             fn, n, m, mesh->points ? "set" : "NULL",
+                             mesh->triangles ? "set" : "NULL");
+    }
+    for (int i = 0; i < 3 * m; i++) {
+        if (mesh->triangles[i] < 0 || mesh->triangles[i] >= n) {
+            return psb_error_set(err, PSB_ERR_INVALID,
+                                 "%s: triangle %d corner %d is point %d; expected 0..%d", fn, i / 3,
+                                 i % 3, mesh->triangles[i], n - 1);
+        }
+    }
+    return PSB_OK;
 }

@@ -7,6 +7,7 @@
 // from hole filling (fill.c), which is O(k^2) in the length k of each hole's
 // loop.
 #include "fill.h"
+#include "mesh_internal.h"
 #include "psb_obj.h"
 
 #include <limits.h>
@@ -633,32 +634,17 @@ static psb_status check_input(const psb_mesh *mesh, const psb_repair_options *o,
                              "%s: fit_radius is %g; expected a finite radius >= 0 m (0: no fit)",
                              fn, o->fit_radius);
     }
-    if (mesh->kind != PSB_RING && mesh->kind != PSB_SHELL) {
-        return psb_error_set(err, PSB_ERR_INVALID, "%s: kind must be PSB_RING or PSB_SHELL, got %d",
-                             fn, (int)mesh->kind);
+    psb_status status = psb_mesh_check_arrays(mesh, fn, err);
+    if (status != PSB_OK) {
+        return status;
     }
-    int n = mesh->point_count, m = mesh->kind == PSB_SHELL ? mesh->triangle_count : 0;
-    if (n < 0 || (n > 0 && !mesh->points) || m < 0 || m > INT_MAX / 3 ||
-        (m > 0 && !mesh->triangles)) {
-        return psb_error_set(err, PSB_ERR_INVALID,
-                             "%s: %d points and %d triangles with arrays %s/%s; expected counts "
-                             ">= 0 and arrays for nonzero counts",
-                             fn, n, m, mesh->points ? "set" : "NULL",
-                             mesh->triangles ? "set" : "NULL");
-    }
+    const int n = mesh->point_count;
     for (int v = 0; v < n; v++) {
         psb_vec3 p = mesh->points[v];
         if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z)) {
             return psb_error_set(err, PSB_ERR_INVALID,
                                  "%s: point %d is (%g, %g, %g); expected finite coordinates", fn, v,
                                  p.x, p.y, p.z);
-        }
-    }
-    for (int i = 0; i < 3 * m; i++) {
-        if (mesh->triangles[i] < 0 || mesh->triangles[i] >= n) {
-            return psb_error_set(err, PSB_ERR_INVALID,
-                                 "%s: triangle %d corner %d is point %d; expected 0..%d", fn, i / 3,
-                                 i % 3, mesh->triangles[i], n - 1);
         }
     }
     return PSB_OK;
