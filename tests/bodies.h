@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "psb.h"
+#include "psb_mesh.h"
 
 /// A small deterministic generator (xorshift64), uniform in [-1, 1).
 static inline double rnd(uint64_t *s) {
@@ -50,6 +51,15 @@ static inline psb_body_params material(double ks, double kd, double nrt) {
     bp.inflate_time = 0.0;
     bp.mass_by_area = false;
     return bp;
+}
+
+/// A ring of `points` points or an icosphere of `level`, of radius r (m):
+/// the two kinds a test runs side by side. Checks that it was made.
+static inline void ring_or_sphere(bool ring, int points, int level, double r, psb_mesh *m) {
+    psb_error err = {0};
+    const psb_status status =
+        ring ? psb_mesh_ring(m, points, r, &err) : psb_mesh_icosphere(m, level, r, &err);
+    CHECK(status == PSB_OK, "mesh: %s", err.message);
 }
 
 #endif

@@ -207,11 +207,7 @@ static void test_stable_substep(void) {
                 psb_error err;
                 psb_world *w = psb_world_create(&p, &err);
                 psb_mesh m;
-                if (ring) {
-                    psb_mesh_ring(&m, 24, 0.5, &err);
-                } else {
-                    psb_mesh_icosphere(&m, 1, 0.5, &err);
-                }
+                ring_or_sphere(ring, 24, 1, 0.5, &m);
                 psb_body_def def = psb_mesh_body_def(&m);
                 def.params = material(500.0, kds[k], ring ? 5.0 : 20.0);
                 const int id = psb_world_add_body(w, &def, &err);
@@ -296,11 +292,7 @@ static void test_stable_substep_is_near(void) {
         psb_error err;
         psb_world *w = psb_world_create(&p, &err);
         psb_mesh m;
-        if (ring) {
-            psb_mesh_ring(&m, 24, 0.5, &err);
-        } else {
-            psb_mesh_icosphere(&m, 1, 0.5, &err);
-        }
+        ring_or_sphere(ring, 24, 1, 0.5, &m);
         psb_body_def def = psb_mesh_body_def(&m);
         def.params = material(500.0, 0.0, ring ? 5.0 : 20.0);
         const int id = psb_world_add_body(w, &def, &err);

@@ -301,11 +301,7 @@ static void test_energy_terms(void) {
         psb_error err;
         psb_world *w = psb_world_create(&p, &err);
         psb_mesh m;
-        if (ring) {
-            psb_mesh_ring(&m, 12, 1.0, &err);
-        } else {
-            psb_mesh_icosphere(&m, 1, 1.0, &err);
-        }
+        ring_or_sphere(ring, 12, 1, 1.0, &m);
         psb_body_def def = psb_mesh_body_def(&m);
         def.params.mass = 1.5;
         def.params.spring_k = 200.0;

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bodies.h"
 #include "check.h"
 #include "psb.h"
 #include "psb_mesh.h"
@@ -132,13 +133,8 @@ static void check_ring(int n, double radius, double mass, double ks, double nrt,
     // fastest damping rate (4 kd / m_i) of the explicit methods.
     const double h = fmin(0.1 / sqrt(4.0 * ks / mi), 0.25 * mi / (4.0 * kd));
     run_setup su = {.mesh = &m, .integrator = integrator, .h = h, .time = 25.0 / omega};
-    su.params = psb_default_body_params();
-    su.params.inflate_time = 0.0;
-    su.params.mass_by_area = false;
+    su.params = material(ks, kd, nrt);
     su.params.mass = mass;
-    su.params.spring_k = ks;
-    su.params.spring_damping = kd;
-    su.params.gas_nrt = nrt;
     su.params.outside_pressure = p0;
     const psb_body_state st = run_to_rest(&su, name);
     CHECK(fabs(st.mean_radius - want) <= 1e-6 * want,
@@ -194,13 +190,8 @@ static void check_icosahedron(double radius, double mass, double ks, double nrt,
     const double kd = 2.0 * sqrt(k * mi) / (10.0 * half * half);
     const double h = fmin(0.1 / sqrt(12.0 * ks / mi), 0.25 * mi / (10.0 * kd));
     run_setup su = {.mesh = &m, .integrator = integrator, .h = h, .time = 25.0 / omega};
-    su.params = psb_default_body_params();
-    su.params.inflate_time = 0.0;
-    su.params.mass_by_area = false;
+    su.params = material(ks, kd, nrt);
     su.params.mass = mass;
-    su.params.spring_k = ks;
-    su.params.spring_damping = kd;
-    su.params.gas_nrt = nrt;
     su.params.outside_pressure = p0;
     const psb_body_state st = run_to_rest(&su, name);
     CHECK(fabs(st.mean_radius - want) <= 1e-6 * want,
