@@ -259,7 +259,7 @@ static void test_tetrahedron(void) {
     // (0,0,0), (1,0,0), (0,1,0), (0,0,1), faces wound outward: V = 1/6.
     psb_vec3 points[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     int tris[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
-    psb_mesh m = {PSB_SHELL, points, 4, tris, 4};
+    psb_mesh m = {PSB_SHELL, points, 4, tris, 4, NULL, 0};
     CHECK(psb_mesh_volume(&m) == 1.0 / 6.0, "unit tetrahedron volume %.17g", psb_mesh_volume(&m));
     psb_topology t = topo(&m);
     CHECK(t.closed && t.genus == 0 && t.euler == 2 && t.edges == 6, "tetrahedron topology");
@@ -347,7 +347,7 @@ static void test_defects(void) {
     if (points) {
         memcpy(points, m.points, (size_t)m.point_count * sizeof *points);
         points[m.point_count] = (psb_vec3){5, 5, 5};
-        psb_mesh extra = {PSB_SHELL, points, m.point_count + 1, m.triangles, f};
+        psb_mesh extra = {PSB_SHELL, points, m.point_count + 1, m.triangles, f, NULL, 0};
         t = topo(&extra);
         CHECK(t.unused_vertices == 1 && t.components == 1 && t.euler == 2 && t.closed,
               "unused point: unused %d components %d euler %d", t.unused_vertices, t.components,
@@ -358,10 +358,10 @@ static void test_defects(void) {
     psb_mesh_free(&m);
 
     // Empty meshes are fine.
-    psb_mesh empty = {PSB_SHELL, NULL, 0, NULL, 0};
+    psb_mesh empty = {PSB_SHELL, NULL, 0, NULL, 0, NULL, 0};
     t = topo(&empty);
     CHECK(t.vertices == 0 && t.edges == 0 && t.components == 0 && !t.closed, "empty shell");
-    psb_mesh empty_ring = {PSB_RING, NULL, 0, NULL, 0};
+    psb_mesh empty_ring = {PSB_RING, NULL, 0, NULL, 0, NULL, 0};
     t = topo(&empty_ring);
     CHECK(!t.closed && t.components == 0, "empty ring");
     CHECK(psb_mesh_volume(&empty) == 0.0 && psb_mesh_volume(NULL) == 0.0, "empty volume");
@@ -385,7 +385,7 @@ static void test_two_spheres(void) {
         for (int i = 0; i < 3 * b.triangle_count; i++) {
             tris[3 * a.triangle_count + i] = b.triangles[i] + a.point_count;
         }
-        psb_mesh both = {PSB_SHELL, points, v, tris, f};
+        psb_mesh both = {PSB_SHELL, points, v, tris, f, NULL, 0};
         psb_topology t = topo(&both);
         CHECK(t.components == 2 && t.genus == 0 && t.euler == 4 && t.closed,
               "two spheres: components %d genus %d euler %d closed %d", t.components, t.genus,
@@ -415,7 +415,7 @@ static void test_two_spheres(void) {
         for (int i = 0; i < 3 * r.triangle_count; i++) {
             tris[3 * s.triangle_count + i] = r.triangles[i] + s.point_count;
         }
-        psb_mesh both = {PSB_SHELL, points, v, tris, f};
+        psb_mesh both = {PSB_SHELL, points, v, tris, f, NULL, 0};
         psb_topology t = topo(&both);
         CHECK(t.components == 2 && t.genus == 1 && t.euler == 2 && t.closed,
               "sphere + torus: components %d genus %d euler %d", t.components, t.genus, t.euler);
@@ -483,7 +483,7 @@ static void test_bad_arguments(void) {
           "NULL out: %s", err.message);
     psb_topology t;
     CHECK(psb_mesh_topology(NULL, &t, &err) == PSB_ERR_INVALID, "NULL mesh");
-    psb_mesh bad_count = {PSB_SHELL, NULL, 5, NULL, 0};
+    psb_mesh bad_count = {PSB_SHELL, NULL, 5, NULL, 0, NULL, 0};
     CHECK(psb_mesh_topology(&bad_count, &t, &err) == PSB_ERR_INVALID &&
               strstr(err.message, "point_count"),
           "points NULL with count 5: %s", err.message);

@@ -450,7 +450,7 @@ static void test_fans(void) {
             tris[3 * (12 + t) + q] = map[c.triangles[3 * t + q]];
         }
     }
-    psb_mesh both = {PSB_SHELL, points, next, tris, 24};
+    psb_mesh both = {PSB_SHELL, points, next, tris, 24, NULL, 0};
     check_gradient("boxes sharing a corner", &both);
     psb_mesh_free(&a);
     psb_mesh_free(&c);

@@ -15,6 +15,8 @@ psb_body_def psb_default_body_def(void) {
         .point_count = 0,
         .triangles = NULL,
         .triangle_count = 0,
+        .springs = NULL,
+        .spring_count = 0,
         .offset = {0.0, 0.0, 0.0},
         .velocity = {0.0, 0.0, 0.0},
         .params = psb_default_body_params(),
@@ -31,16 +33,52 @@ static psb_status check_points(const psb_vec3 *points, int n, const char *what, 
     return PSB_OK;
 }
 
+static const char *kind_name(psb_body_kind kind) {
+    return kind == PSB_RING ? "ring" : kind == PSB_SHELL ? "shell" : "cloth";
+}
+
+// Checks an index list of `count` items of `per` points each: every index
+// in 0..n-1, and the points of an item all different.
+static psb_status check_indices(const int *items, int count, int per, int n, const char *what,
+                                psb_error *err) {
+    if (count > INT_MAX / 4) {
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: expected at most %d, got %d", what,
+                             INT_MAX / 4, count);
+    }
+    if (count > 0 && !items) {
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: expected %d items, got NULL", what, count);
+    }
+    for (int t = 0; t < count; t++) {
+        const int *c = &items[per * t];
+        for (int k = 0; k < per; k++) {
+            if (c[k] < 0 || c[k] >= n) {
+                return psb_error_set(err, PSB_ERR_INVALID,
+                                     "%s[%d]: point index %d out of range 0..%d", what, t, c[k],
+                                     n - 1);
+            }
+            for (int m = 0; m < k; m++) {
+                if (c[m] == c[k]) {
+                    return psb_error_set(err, PSB_ERR_INVALID,
+                                         "%s[%d]: expected different points, got %d twice", what, t,
+                                         c[k]);
+                }
+            }
+        }
+    }
+    return PSB_OK;
+}
+
 static psb_status check_def(const psb_body_def *def, psb_error *err) {
-    if (def->kind != PSB_RING && def->kind != PSB_SHELL) {
-        return psb_error_set(err, PSB_ERR_INVALID, "kind: expected PSB_RING or PSB_SHELL, got %d",
+    if (def->kind != PSB_RING && def->kind != PSB_SHELL && def->kind != PSB_CLOTH) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "kind: expected PSB_RING, PSB_SHELL or PSB_CLOTH, got %d",
                              (int)def->kind);
     }
-    const int min_points = def->kind == PSB_RING ? 3 : 4;
+    const int min_points = def->kind == PSB_RING ? 3 : def->kind == PSB_SHELL ? 4 : 2;
     if (def->point_count < min_points) {
         return psb_error_set(err, PSB_ERR_INVALID,
                              "point_count: expected at least %d for a %s, got %d", min_points,
-                             def->kind == PSB_RING ? "ring" : "shell", def->point_count);
+                             kind_name(def->kind), def->point_count);
     }
     if (def->point_count > INT_MAX / 4) {
         return psb_error_set(err, PSB_ERR_INVALID, "point_count: expected at most %d, got %d",
@@ -60,32 +98,39 @@ static psb_status check_def(const psb_body_def *def, psb_error *err) {
     if (!vec_finite(def->offset) || !vec_finite(def->velocity)) {
         return psb_error_set(err, PSB_ERR_INVALID, "offset/velocity: expected finite vectors");
     }
-    if (def->kind == PSB_SHELL) {
-        if (def->triangle_count < 4 || !def->triangles) {
+    if (def->kind == PSB_SHELL && (def->triangle_count < 4 || !def->triangles)) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "triangles: a closed shell needs at least 4 triangles, got %d",
+                             def->triangles ? def->triangle_count : 0);
+    }
+    if (def->kind != PSB_CLOTH && def->spring_count != 0) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "springs: only a cloth takes extra springs; a %s's lie on its %s",
+                             kind_name(def->kind),
+                             def->kind == PSB_RING ? "consecutive points" : "triangles' edges");
+    }
+    if (def->kind != PSB_RING) {
+        if (def->triangle_count < 0 || def->spring_count < 0) {
             return psb_error_set(err, PSB_ERR_INVALID,
-                                 "triangles: a closed shell needs at least 4 triangles, got %d",
-                                 def->triangles ? def->triangle_count : 0);
+                                 "triangle_count, spring_count: expected >= 0, got %d and %d",
+                                 def->triangle_count, def->spring_count);
         }
-        if (def->triangle_count > INT_MAX / 4) {
-            return psb_error_set(err, PSB_ERR_INVALID,
-                                 "triangle_count: expected at most %d, got %d", INT_MAX / 4,
-                                 def->triangle_count);
+        status = check_indices(def->triangles, def->triangle_count, 3, def->point_count,
+                               "triangles", err);
+        if (status == PSB_OK) {
+            status =
+                check_indices(def->springs, def->spring_count, 2, def->point_count, "springs", err);
         }
-        for (int t = 0; t < def->triangle_count; t++) {
-            const int *c = &def->triangles[3 * t];
-            for (int k = 0; k < 3; k++) {
-                if (c[k] < 0 || c[k] >= def->point_count) {
-                    return psb_error_set(err, PSB_ERR_INVALID,
-                                         "triangles[%d]: point index %d out of range 0..%d", t,
-                                         c[k], def->point_count - 1);
-                }
-            }
-            if (c[0] == c[1] || c[1] == c[2] || c[0] == c[2]) {
-                return psb_error_set(err, PSB_ERR_INVALID,
-                                     "triangles[%d]: expected three different points, got %d %d %d",
-                                     t, c[0], c[1], c[2]);
-            }
+        if (status != PSB_OK) {
+            return status;
         }
+    }
+    if (def->kind == PSB_CLOTH &&
+        (def->params.gas_nrt != 0.0 || def->params.outside_pressure != 0.0)) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "params.gas_nrt, outside_pressure: a cloth holds no gas; expected 0, "
+                             "got %g and %g",
+                             def->params.gas_nrt, def->params.outside_pressure);
     }
     return psb_body_params_validate(&def->params, err);
 }
@@ -95,22 +140,29 @@ static int compare_u64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-// Unique undirected edges of a triangle list, as sorted keys lo << 32 | hi.
-// Returns the count; *keys receives an array the caller frees (NULL on no memory).
-static int unique_edges(const int *tris, int tri_count, uint64_t **keys) {
-    uint64_t *k = malloc((size_t)tri_count * 3 * sizeof *k);
+static uint64_t edge_key(int a, int b) {
+    return a < b ? (uint64_t)a << 32 | (uint64_t)b : (uint64_t)b << 32 | (uint64_t)a;
+}
+
+// Unique undirected edges of a triangle list and a list of extra springs, as
+// sorted keys lo << 32 | hi. Returns the count; *keys receives an array the
+// caller frees (NULL on no memory).
+static int unique_edges(const int *tris, int tri_count, const int *extra, int extra_count,
+                        uint64_t **keys) {
+    const int n = tri_count * 3 + extra_count;
+    uint64_t *k = malloc((size_t)(n > 0 ? n : 1) * sizeof *k);
     *keys = k;
     if (!k) {
         return 0;
     }
     for (int t = 0; t < tri_count; t++) {
         for (int e = 0; e < 3; e++) {
-            const uint64_t a = (uint64_t)tris[3 * t + e];
-            const uint64_t b = (uint64_t)tris[3 * t + (e + 1) % 3];
-            k[3 * t + e] = a < b ? a << 32 | b : b << 32 | a;
+            k[3 * t + e] = edge_key(tris[3 * t + e], tris[3 * t + (e + 1) % 3]);
         }
     }
-    const int n = tri_count * 3;
+    for (int e = 0; e < extra_count; e++) {
+        k[3 * tri_count + e] = edge_key(extra[2 * e], extra[2 * e + 1]);
+    }
     qsort(k, (size_t)n, sizeof *k, compare_u64);
     int unique = 0;
     for (int i = 0; i < n; i++) {
@@ -155,6 +207,9 @@ static void lay_out(psb_body *b, carver *c) {
     b->rest_length = carve(c, (size_t)b->spring_count * sizeof(double));
     b->springs = carve(c, (size_t)b->spring_count * 2 * sizeof(int));
     b->tris = carve(c, (size_t)b->tri_count * 3 * sizeof(int));
+    for (int k = 0; k < 3; k++) {
+        b->shape_q[k] = carve(c, pad * sizeof(double));
+    }
 }
 
 static double length(psb_vec3 a) {
@@ -222,6 +277,9 @@ void body_update_masses(psb_body *b) {
         b->mass[k] = k < b->n ? mass[b->order[k]] : 0.0;
         b->inv_mass[k] = k < b->n ? 1.0 / b->mass[k] : 0.0;
     }
+    for (int s = 0; s < b->pin_count; s++) {
+        b->inv_mass[b->pin_index[s]] = 0.0; // pinned: infinitely heavy
+    }
 }
 
 void body_publish(psb_body *b, int i0, int i1) {
@@ -276,14 +334,15 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
     b->n_pad = (b->n + LANES - 1) / LANES * LANES;
     b->block_count = b->n_pad / LANES;
     b->chunk_count = (b->block_count + CHUNK_BLOCKS - 1) / CHUNK_BLOCKS;
-    b->tri_count = def->kind == PSB_SHELL ? def->triangle_count : 0;
+    b->tri_count = def->kind == PSB_RING ? 0 : def->triangle_count;
     b->params = def->params;
     b->grab_point = -1;
     b->start_time = time;
 
     uint64_t *edge_keys = NULL;
-    if (def->kind == PSB_SHELL) {
-        b->spring_count = unique_edges(def->triangles, def->triangle_count, &edge_keys);
+    if (def->kind != PSB_RING) {
+        b->spring_count = unique_edges(def->triangles, b->tri_count, def->springs,
+                                       def->kind == PSB_CLOTH ? def->spring_count : 0, &edge_keys);
         if (!edge_keys) {
             free(b);
             psb_error_set(err, PSB_ERR_NOMEM, "out of memory for the edges of %d triangles",
@@ -348,7 +407,8 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
         if (!used[i]) {
             free(used);
             body_destroy(b);
-            psb_error_set(err, PSB_ERR_INVALID, "points[%d]: used by no triangle", i);
+            psb_error_set(err, PSB_ERR_INVALID, "points[%d]: used by no %s", i,
+                          def->kind == PSB_CLOTH ? "spring or triangle" : "triangle");
             return NULL;
         }
     }
@@ -366,7 +426,7 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
     }
     b->rest_size = length(sub(hi, lo));
     b->rest_volume = body_volume(b, b->rest);
-    if (!(b->rest_volume > 0.0)) {
+    if (b->kind != PSB_CLOTH && !(b->rest_volume > 0.0)) {
         const double v = b->rest_volume;
         body_destroy(b);
         psb_error_set(err, PSB_ERR_INVALID,
@@ -382,6 +442,21 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
     }
     body_update_masses(b);
     body_unpublish(b);
+    // The rest shape about its centroid, for shape matching.
+    psb_vec3 centre = {0.0, 0.0, 0.0};
+    for (int i = 0; i < b->n; i++) {
+        centre = (psb_vec3){centre.x + b->rest[i].x - b->rest[0].x,
+                            centre.y + b->rest[i].y - b->rest[0].y,
+                            centre.z + b->rest[i].z - b->rest[0].z};
+    }
+    centre = (psb_vec3){b->rest[0].x + centre.x / b->n, b->rest[0].y + centre.y / b->n,
+                        b->rest[0].z + centre.z / b->n};
+    for (int k = 0; k < b->n; k++) {
+        const psb_vec3 r = b->rest[b->order[k]];
+        b->shape_q[0][k] = r.x - centre.x;
+        b->shape_q[1][k] = r.y - centre.y;
+        b->shape_q[2][k] = r.z - centre.z;
+    }
     for (int k = 0; k < 3; k++) {
         memcpy(b->x_init[k], b->x[k], (size_t)b->n_pad * sizeof(double));
         memcpy(b->v_init[k], b->v[k], (size_t)b->n_pad * sizeof(double));
@@ -394,6 +469,8 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
 
 void body_destroy(psb_body *b) {
     if (b) {
+        free(b->pin_index);
+        free(b->pin_pos);
         free(b->fan_block);
         free(b->block);
         free(b);

@@ -26,7 +26,9 @@
 // than its block's longest fan repeats its first neighbour with its masks
 // off. A point whose triangles do not close into one fan (a boundary, a
 // non-manifold vertex) lists each triangle as two rows, (j, k) with the
-// triangle mask on the first and off on the second.
+// triangle mask on the first and off on the second. So does every point of
+// a cloth, whose springs that are no triangle's edge (shear, bend) follow as
+// rows with only the spring mask on.
 //
 // Order. Points are numbered along breadth-first rings: a breadth-first
 // search from the first point gives the levels (graph distance), and each
@@ -42,8 +44,10 @@
 typedef struct scratch {
     int *cstart;   // n + 1: point i's corners are cstart[i] .. cstart[i + 1] - 1
     int *pair;     // 2 per corner: the other two corners (j, k), counter-clockwise
-    int *nb;       // 2 per corner: point i's slots (public), 2 cstart[i] ..
-    uint8_t *kind; // 2 per corner: bit 0 spring, bit 1 triangle
+    int *sstart;   // n + 1: point i's slots are nb[sstart[i]] .. (room for 2 per corner and
+                   // one per spring end of a cloth)
+    int *nb;       // point i's slots (public)
+    uint8_t *kind; // per slot: bit 0 spring, bit 1 triangle
     int *slots;    // n: point i's slot count
     bool *cyclic;  // n: the triangles at i close into one fan
     int *level;    // n: breadth-first distance, -1 unseen
@@ -53,6 +57,7 @@ typedef struct scratch {
 
 static void scratch_free(scratch *s) {
     free(s->cstart);
+    free(s->sstart);
     free(s->pair);
     free(s->nb);
     free(s->kind);
@@ -64,17 +69,12 @@ static void scratch_free(scratch *s) {
 }
 
 // Corners per point, and each point's slots: its fan when the triangles
-// close into one cycle, else two slots per triangle.
+// close into one cycle, else two slots per triangle (and on a cloth, a slot
+// per spring that no triangle at the point has). cstart and sstart are
+// filled by the caller.
 static void make_slots(const psb_body *b, scratch *s) {
     const int n = b->n;
-    for (int t = 0; t < b->tri_count; t++) {
-        for (int c = 0; c < 3; c++) {
-            s->cstart[b->tris[3 * t + c] + 1]++;
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        s->cstart[i + 1] += s->cstart[i];
-    }
+    const bool cloth = b->kind == PSB_CLOTH;
     int *fill = s->queue; // borrowed: per-point fill position
     memcpy(fill, s->cstart, (size_t)n * sizeof *fill);
     for (int t = 0; t < b->tri_count; t++) {
@@ -88,10 +88,10 @@ static void make_slots(const psb_body *b, scratch *s) {
     for (int i = 0; i < n; i++) {
         const int first = s->cstart[i], d = s->cstart[i + 1] - first;
         const int *pr = &s->pair[2 * first];
-        int *nb = &s->nb[2 * first];
-        uint8_t *kind = &s->kind[2 * first];
+        int *nb = &s->nb[s->sstart[i]];
+        uint8_t *kind = &s->kind[s->sstart[i]];
         // Chain: the pair after (j, k) is the one that starts at k.
-        bool cyclic = d >= 3;
+        bool cyclic = d >= 3 && !cloth;
         int cur = 0;
         for (int step = 0; cyclic && step < d; step++) {
             nb[step] = pr[2 * cur];
@@ -122,13 +122,14 @@ static void make_slots(const psb_body *b, scratch *s) {
             memset(kind, 3, (size_t)d);
             continue;
         }
-        s->slots[i] = 2 * d;
+        int slots = 2 * d;
         for (int q = 0; q < d; q++) {
             nb[2 * q] = pr[2 * q];
             nb[2 * q + 1] = pr[2 * q + 1];
             kind[2 * q] = 2;
             kind[2 * q + 1] = 0;
         }
+        s->slots[i] = slots;
         // One spring per distinct neighbour, at its first slot.
         for (int a = 0; a < 2 * d; a++) {
             bool first_time = true;
@@ -138,13 +139,31 @@ static void make_slots(const psb_body *b, scratch *s) {
             kind[a] |= first_time ? 1 : 0;
         }
     }
+    if (!cloth) {
+        return;
+    }
+    // A cloth's springs: every one not yet among the point's slots (its
+    // triangles' edges already are) gets a slot of its own.
+    for (int e = 0; e < 2 * b->spring_count; e++) {
+        const int i = b->springs[e], j = b->springs[e ^ 1];
+        int *nb = &s->nb[s->sstart[i]];
+        bool present = false;
+        for (int q = 0; q < s->slots[i] && !present; q++) {
+            present = nb[q] == j;
+        }
+        if (!present) {
+            nb[s->slots[i]] = j;
+            s->kind[s->sstart[i] + s->slots[i]] = 1;
+            s->slots[i]++;
+        }
+    }
 }
 
 // The neighbour after an inner one, walking counter-clockwise round i: the
 // way along i's own level that keeps the inner levels on the same side.
 static int walk_next(const scratch *s, int i) {
-    const int first = 2 * s->cstart[i], d = s->slots[i];
-    const int *nb = &s->nb[first];
+    const int d = s->slots[i];
+    const int *nb = &s->nb[s->sstart[i]];
     const int level = s->level[i];
     if (s->cyclic[i]) {
         for (int q = 0; q < d; q++) {
@@ -180,7 +199,7 @@ static void make_order(psb_body *b, scratch *s) {
         s->level[root] = 0;
         while (head < tail) {
             const int i = s->queue[head++];
-            const int *nb = &s->nb[2 * s->cstart[i]];
+            const int *nb = &s->nb[s->sstart[i]];
             for (int q = 0; q < s->slots[i]; q++) {
                 if (s->level[nb[q]] < 0) {
                     s->level[nb[q]] = s->level[i] + 1;
@@ -210,7 +229,7 @@ static double distance(psb_vec3 a, psb_vec3 b) {
 // step and see their s-th neighbours at one common offset.
 static int fan_rotation(const psb_body *b, const scratch *s, int k) {
     const int i = b->order[k], d = s->slots[i];
-    const int *nb = &s->nb[2 * s->cstart[i]];
+    const int *nb = &s->nb[s->sstart[i]];
     if (!s->cyclic[i]) {
         return 0;
     }
@@ -262,8 +281,8 @@ static void fill_block(psb_body *b, const scratch *s, int k) {
             continue;
         }
         const int i = b->order[p], d = s->slots[i];
-        const int *nb = &s->nb[2 * s->cstart[i]];
-        const uint8_t *kind = &s->kind[2 * s->cstart[i]];
+        const int *nb = &s->nb[s->sstart[i]];
+        const uint8_t *kind = &s->kind[s->sstart[i]];
         const int rot = fan_rotation(b, s, p);
         for (int r = 0; r < rows; r++) {
             const int q = r < d ? (r + rot) % d : rot; // past the fan: the first neighbour again
@@ -351,21 +370,36 @@ psb_status body_build_fans(psb_body *b, psb_error *err) {
         return PSB_OK;
     }
     const size_t corners = (size_t)b->tri_count * 3;
+    const size_t spring_ends = b->kind == PSB_CLOTH ? 2 * (size_t)b->spring_count : 0;
+    const size_t slots = 2 * corners + spring_ends;
     scratch s = {
         .cstart = calloc((size_t)n + 1, sizeof(int)),
-        .pair = malloc(2 * corners * sizeof(int)),
-        .nb = malloc(2 * corners * sizeof(int)),
-        .kind = malloc(2 * corners),
+        .sstart = calloc((size_t)n + 1, sizeof(int)),
+        .pair = malloc((2 * corners + 1) * sizeof(int)),
+        .nb = malloc((slots + 1) * sizeof(int)),
+        .kind = malloc(slots + 1),
         .slots = malloc((size_t)n * sizeof(int)),
         .cyclic = malloc((size_t)n * sizeof(bool)),
         .level = malloc((size_t)n * sizeof(int)),
         .queue = malloc((size_t)n * sizeof(int)),
         .placed = malloc((size_t)n * sizeof(bool)),
     };
-    if (!s.cstart || !s.pair || !s.nb || !s.kind || !s.slots || !s.cyclic || !s.level || !s.queue ||
-        !s.placed) {
+    if (!s.cstart || !s.sstart || !s.pair || !s.nb || !s.kind || !s.slots || !s.cyclic ||
+        !s.level || !s.queue || !s.placed) {
         scratch_free(&s);
         return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for the fans of %d points", n);
+    }
+    for (int t = 0; t < b->tri_count; t++) {
+        for (int c = 0; c < 3; c++) {
+            s.cstart[b->tris[3 * t + c] + 1]++;
+        }
+    }
+    for (int e = 0; spring_ends && e < 2 * b->spring_count; e++) {
+        s.sstart[b->springs[e] + 1]++;
+    }
+    for (int i = 0; i < n; i++) {
+        s.sstart[i + 1] += s.sstart[i] + 2 * (s.cstart[i + 1]);
+        s.cstart[i + 1] += s.cstart[i];
     }
     make_slots(b, &s);
     make_order(b, &s);

@@ -14,6 +14,9 @@ double body_volume(const psb_body *b, const psb_vec3 *x) {
     // the world's origin, where absolute coordinates would cancel badly.
     const psb_vec3 o = x[0];
     double sum = 0.0;
+    if (b->kind == PSB_CLOTH) {
+        return 0.0; // open: it encloses nothing
+    }
     if (b->kind == PSB_RING) {
         // Shoelace (Gauss) area: V = 1/2 sum (x_i y_{i+1} - x_{i+1} y_i).
         for (int i = 0; i < b->n; i++) {
@@ -54,6 +57,9 @@ double body_gravity(const psb_body *b, const psb_params *p, double t) {
 }
 
 double body_pressure(const psb_body *b, double nrt, double volume) {
+    if (b->kind == PSB_CLOTH) {
+        return 0.0; // no gas
+    }
     // Ideal gas: P = nRT / V - P0, with V held above a floor so that P stays
     // finite when a body is crushed flat or turned inside out.
     const double floor_volume = MIN_VOLUME_FRACTION * b->rest_volume;
@@ -105,6 +111,7 @@ void body_forces(psb_body *b, const psb_world *w, double t) {
         b->f[1][k] += fg.y;
         b->f[2][k] += fg.z;
     }
+    body_extra_forces(b, w, t);
     if (prof) {
         prof->gas += profile_now() - start;
     }

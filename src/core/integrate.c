@@ -147,6 +147,7 @@ void body_kick_drift(psb_body *b, const psb_world *w, int c0, int c1, double t, 
     if (world_has_obstacles(w)) {
         body_collide(b, w, i0, i1, h, false);
     }
+    body_hold_pins(b, i0, i1);
     if (prof) {
         prof->collide += profile_now() - start;
     }
@@ -162,12 +163,19 @@ static void step_symplectic(psb_body *b, const psb_world *w, double t, double h)
     b->volume = body_volume_sum(b);
     b->nrt = body_gas_nrt(b, t);
     b->pressure = body_pressure(b, b->nrt, b->volume);
+    const bool extras = body_has_extras(b, w);
+    if (extras) {
+        body_extra_forces(b, w, t);
+    }
     if (prof) {
         const double now = profile_now();
         prof->springs += mid - start;
         prof->gas += now - mid;
     }
     body_kick_drift(b, w, 0, b->chunk_count, t, h, b->pressure, prof);
+    if (extras) {
+        body_shape_damp(b, h);
+    }
 }
 
 void body_integrate(psb_body *b, const psb_world *w, double t, double h) {
@@ -199,6 +207,8 @@ void body_integrate(psb_body *b, const psb_world *w, double t, double h) {
         prof->integrate += mid - start - (prof->springs + prof->gas - forces_before);
     }
     body_collide(b, w, 0, b->n, h, true);
+    body_hold_pins(b, 0, b->n);
+    body_shape_damp(b, h);
     if (prof) {
         prof->collide += profile_now() - mid;
     }

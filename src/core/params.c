@@ -41,7 +41,7 @@ bool psb_integrator_parse(const char *name, psb_integrator *out) {
 }
 
 double psb_default_gas_nrt(psb_body_kind kind) {
-    return kind == PSB_RING ? 10.0 : 100.0;
+    return kind == PSB_RING ? 10.0 : kind == PSB_CLOTH ? 0.0 : 100.0;
 }
 
 psb_body_params psb_default_body_params(void) {
@@ -55,6 +55,9 @@ psb_body_params psb_default_body_params(void) {
         .outside_pressure = 0.0,
         .inflate_time = 0.0,
         .mass_by_area = false,
+        .shape_k = 0.0,
+        .shape_damping = 0.0,
+        .wind_drag = 1.0,
     };
 }
 
@@ -73,6 +76,8 @@ psb_params psb_default_params(void) {
         .restitution = 0.3,
         .friction = 2.0,
         .blowup_size = 1.0,
+        .wind = {0.0, 0.0, 0.0},
+        .wind_turbulence = 0.0,
         .threads = 1,
         .body = psb_default_body_params(),
     };
@@ -99,6 +104,12 @@ psb_status psb_body_params_validate(const psb_body_params *bp, psb_error *err) {
             bp->outside_pressure);
     REQUIRE(isfinite(bp->inflate_time) && bp->inflate_time >= 0, "inflate_time",
             "a finite number >= 0 (s)", bp->inflate_time);
+    REQUIRE(isfinite(bp->shape_k) && bp->shape_k >= 0, "shape_k", "a finite number >= 0 (N/m)",
+            bp->shape_k);
+    REQUIRE(isfinite(bp->shape_damping) && bp->shape_damping >= 0, "shape_damping",
+            "a finite number >= 0 (1/s)", bp->shape_damping);
+    REQUIRE(isfinite(bp->wind_drag) && bp->wind_drag >= 0, "wind_drag",
+            "a finite number >= 0 (kg/(m^2 s))", bp->wind_drag);
     if (err) {
         err->status = PSB_OK;
         err->message[0] = '\0';
@@ -129,6 +140,11 @@ psb_status psb_params_validate(const psb_params *p, psb_error *err) {
             p->friction);
     REQUIRE(isfinite(p->blowup_size) && p->blowup_size > 0, "blowup_size",
             "a finite number > 0 (body diameters)", p->blowup_size);
+    if (!vec_finite(p->wind)) {
+        return psb_error_set(err, PSB_ERR_INVALID, "wind: expected a finite vector (m/s)");
+    }
+    REQUIRE(isfinite(p->wind_turbulence) && p->wind_turbulence >= 0, "wind_turbulence",
+            "a finite number >= 0 (m/s)", p->wind_turbulence);
     REQUIRE(p->threads >= 1 && p->threads <= PSB_MAX_THREADS, "threads", "an integer in 1..256",
             p->threads);
     psb_status status = psb_body_params_validate(&p->body, err);

@@ -41,10 +41,12 @@ typedef struct psb_error {
     char message[512];
 } psb_error;
 
-/// The two kinds of body.
+/// The kinds of body.
 typedef enum psb_body_kind {
     PSB_RING,  ///< 2D: closed polyline in the x-y plane, counter-clockwise; z is set to 0
     PSB_SHELL, ///< 3D: closed triangle mesh, triangles counter-clockwise seen from outside
+    PSB_CLOTH, ///< 3D: an open net of points joined by springs (a flag): no gas; its
+               ///< triangles (optional, wound alike) give the surface the wind pushes on
 } psb_body_kind;
 
 /// Fills err (if not NULL) with status and a printf-style message, and
@@ -82,6 +84,12 @@ typedef struct psb_body_params {
     double
         inflate_time;  ///< s: nRT ramps linearly from 0 to gas_nrt over this time; 0 = full at once
     bool mass_by_area; ///< split mass by the area around each point instead of uniformly
+    double shape_k;    ///< shape matching stiffness k_shape, N/m (>= 0; 0 = off): each point is
+                       ///< pulled toward where the best rigid motion of the rest shape puts it
+    double shape_damping; ///< 1/s (>= 0; 0 = off): the points' velocities relax toward the
+                          ///< best rigid-body velocity field as exp(-rate t)
+    double wind_drag;     ///< how hard the wind pushes, kg/(m^2 s) (>= 0): F = wind_drag A
+                          ///< ((w - v) . n) n per point of area A and normal n (0 = ignores it)
 } psb_body_params;
 
 /// The most threads psb_params.threads may ask for.
@@ -103,26 +111,31 @@ typedef struct psb_params {
     double friction; ///< friction rate mu, 1/s (>= 0): tangential velocity *= exp(-mu h) in contact
     double blowup_size; ///< a point moving farther than this many body diameters in one world step
                         ///< counts as a blow-up (> 0)
-    int threads;        ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
-                        ///< points and up (symplectic Euler) is shared between them, smaller bodies
-                        ///< run side by side, one thread each. Same bits whatever the count; on a
-                        ///< busy machine 1 is faster; without OpenMP in the build, always 1.
+    psb_vec3 wind;      ///< wind velocity w, m/s; (0, 0, 0) = still air, no force at all
+    double wind_turbulence; ///< m/s (>= 0): amplitude of gusts added to the wind, a smooth field
+                            ///< that varies in space (metres) and time (about 1 s)
+    int threads; ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
+                 ///< points and up (symplectic Euler) is shared between them, smaller bodies
+                 ///< run side by side, one thread each. Same bits whatever the count; on a
+                 ///< busy machine 1 is faster; without OpenMP in the build, always 1.
     psb_body_params body; ///< material for new bodies: front ends copy it into
                           ///< psb_body_def.params (the world does not read it)
 } psb_params;
 
 /// The defaults: dt 1/60 s, 20 sub-steps, symplectic Euler, g = 9.81 m/s²,
-/// floor at y = 0, restitution 0.3, friction 2/s, one thread, and the body
-/// defaults of psb_default_body_params().
+/// floor at y = 0, restitution 0.3, friction 2/s, no wind, one thread, and
+/// the body defaults of psb_default_body_params().
 psb_params psb_default_params(void);
 
 /// Body defaults: mass 1 kg, ks 200 N/m, kd 0.1 N·s/m, nRT 100 J (the shell
-/// default of psb_default_gas_nrt), P0 0, no inflation ramp, uniform mass.
+/// default of psb_default_gas_nrt), P0 0, no inflation ramp, uniform mass,
+/// no shape matching (k_shape 0, shape_damping 0), wind_drag 1 kg/(m² s).
 psb_body_params psb_default_body_params(void);
 
 /// The default gas amount for a kind of body: 100 J for a shell, 10 J for a
-/// ring. A ring's gas fills an area, not a volume, so the same nRT would blow
-/// the default ring (radius 0.5 m) up far more than the default sphere.
+/// ring, 0 for a cloth (it holds none). A ring's gas fills an area, not a
+/// volume, so the same nRT would blow the default ring (radius 0.5 m) up far
+/// more than the default sphere.
 double psb_default_gas_nrt(psb_body_kind kind);
 
 /// Checks every field; on a bad one returns PSB_ERR_INVALID with a message
@@ -133,13 +146,17 @@ psb_status psb_params_validate(const psb_params *params, psb_error *err);
 psb_status psb_body_params_validate(const psb_body_params *params, psb_error *err);
 
 /// How to make a body. The arrays are copied; they may be freed afterwards.
+/// A ring's springs join consecutive points; a shell's lie on its triangles'
+/// edges; a cloth's are its triangles' edges plus the springs given.
 typedef struct psb_body_def {
     psb_body_kind kind;
     const psb_vec3 *points;      ///< the initial positions, m
     const psb_vec3 *rest_points; ///< the shape at which every spring is at rest; NULL = points
-    int point_count;             ///< ring: >= 3; shell: >= 4
-    const int *triangles;        ///< shell only: 3 point indices per triangle
-    int triangle_count;          ///< shell only: >= 4
+    int point_count;             ///< ring: >= 3; shell: >= 4; cloth: >= 2
+    const int *triangles;        ///< shell: 3 point indices per triangle; cloth: optional
+    int triangle_count;          ///< shell: >= 4; cloth: >= 0
+    const int *springs;          ///< cloth only: 2 point indices per extra spring
+    int spring_count;            ///< cloth only: >= 0 (every point needs a spring or triangle)
     psb_vec3 offset;             ///< added to every point (and rest point), m
     psb_vec3 velocity;           ///< initial velocity of every point, m/s
     psb_body_params params;
@@ -160,9 +177,11 @@ typedef struct psb_body_state {
     double min_y;       ///< lowest point's height, m
     double kinetic;     ///< sum of 1/2 m v², J
     double spring;      ///< sum of 1/2 ks (|d| - L0)², J
-    double gas;         ///< -nRT ln V + P0 V, J
-    double gravity;     ///< sum of m g y, J
-    double energy;      ///< kinetic + spring + gas + gravity, J
+    double gas;         ///< -nRT ln V + P0 V, J (0 for a cloth)
+    double gravity;     ///< sum of m g y, J (pinned points left out)
+    double shape;       ///< shape matching: 1/2 k_shape sum |g_i - x_i|², J (g_i: matched)
+    double energy;      ///< kinetic + spring + gas + gravity + shape, J
+    int pinned;         ///< pinned points
     int blowups;        ///< blow-ups detected and recovered from since creation
 } psb_body_state;
 
@@ -283,8 +302,29 @@ void psb_body_grab_move(psb_world *world, int body, psb_vec3 target);
 void psb_body_release(psb_world *world, int body);
 int psb_body_grabbed_point(const psb_world *world, int body);
 
-/// Adds an impulse J (N·s) to one point: v += J / m.
+/// Adds an impulse J (N·s) to one point: v += J / m (nothing on a pinned point).
 void psb_body_apply_impulse(psb_world *world, int body, int point, psb_vec3 impulse);
+
+/// Pins a point at position (m): from then on it has infinite mass, keeps
+/// still there and only pulls on its neighbours through its springs. Pinning
+/// a pinned point moves its pin. PSB_ERR_NOMEM is the only failure.
+psb_status psb_body_pin(psb_world *world, int body, int point, psb_vec3 position, psb_error *err);
+/// Frees a pinned point (at rest, with its mass back); nothing if not pinned.
+void psb_body_unpin(psb_world *world, int body, int point);
+bool psb_body_is_pinned(const psb_world *world, int body, int point);
+/// Number of pinned points.
+int psb_body_pin_count(const psb_world *world, int body);
+
+/// Where shape matching would put each point now (public order, n entries):
+/// the rest shape moved by the rigid motion that fits the current points best
+/// (2D: the angle theta = atan2(sum q x r, sum q . r) about the centroid; 3D:
+/// the rotation of the polar decomposition of sum r q^T, found as the unit
+/// quaternion of Horn's method, which is a proper rotation even for a flat or
+/// inverted body). rotation receives the 3x3 matrix, row-major, if not NULL.
+void psb_body_shape_match(const psb_world *world, int body, psb_vec3 *goals, double rotation[9]);
+
+/// The wind velocity (gusts included) at a point and time, m/s.
+psb_vec3 psb_world_wind_at(const psb_world *world, psb_vec3 position, double time);
 
 #ifdef __cplusplus
 }

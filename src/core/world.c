@@ -412,7 +412,7 @@ static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
 // How many threads body b's step gets.
 static int body_threads(const psb_world *w, const psb_body *b) {
     if (w->params.threads > 1 && w->params.integrator == PSB_SYMPLECTIC_EULER &&
-        b->n >= PARALLEL_MIN_POINTS) {
+        b->n >= PARALLEL_MIN_POINTS && !body_has_extras(b, w)) {
         return w->params.threads < b->chunk_count ? w->params.threads : b->chunk_count;
     }
     return 1;
@@ -438,6 +438,7 @@ static const char *recover(psb_world *w, psb_body *b) {
         }
         how = "restored its last good state at rest";
     }
+    body_hold_pins(b, 0, b->n);
     body_publish(b, 0, b->n);
     body_snapshot(b);
     b->grab_point = -1;
@@ -588,11 +589,13 @@ psb_body_state psb_body_measure(const psb_world *w, int body) {
     s.rest_volume = b->rest_volume;
     s.volume = body_volume(b, b->x_pub);
     s.gas_nrt = body_gas_nrt(b, t);
-    // The same guard as the force: the gas law at no less than 1e-3 V0.
-    const double v_gas = fmax(s.volume, 1e-3 * b->rest_volume);
-    s.pressure = s.gas_nrt / v_gas - b->params.outside_pressure;
-    // Gas potential: -nRT ln V (+ P0 V for the outside pressure).
-    s.gas = -s.gas_nrt * log(v_gas) + b->params.outside_pressure * s.volume;
+    if (b->kind != PSB_CLOTH) {
+        // The same guard as the force: the gas law at no less than 1e-3 V0.
+        const double v_gas = fmax(s.volume, 1e-3 * b->rest_volume);
+        s.pressure = s.gas_nrt / v_gas - b->params.outside_pressure;
+        // Gas potential: -nRT ln V (+ P0 V for the outside pressure).
+        s.gas = -s.gas_nrt * log(v_gas) + b->params.outside_pressure * s.volume;
+    }
     s.min_y = b->x_pub[0].y;
     for (int i = 0; i < b->n; i++) {
         const psb_vec3 x = b->x_pub[i], v = b->v_pub[i];
@@ -604,7 +607,9 @@ psb_body_state psb_body_measure(const psb_world *w, int body) {
         s.momentum.y += m * v.y;
         s.momentum.z += m * v.z;
         s.kinetic += 0.5 * m * (v.x * v.x + v.y * v.y + v.z * v.z);
-        s.gravity += m * g * x.y;
+        if (b->inv_mass[b->rank[i]] > 0.0) {
+            s.gravity += m * g * x.y;
+        }
         s.min_y = fmin(s.min_y, x.y);
     }
     s.centroid.x /= b->n;
@@ -623,8 +628,10 @@ psb_body_state psb_body_measure(const psb_world *w, int body) {
         const double stretch = len - b->rest_length[k];
         s.spring += 0.5 * b->params.spring_k * stretch * stretch;
     }
-    s.energy = s.kinetic + s.spring + s.gas + s.gravity;
+    s.shape = body_shape_energy((psb_body *)b);
+    s.energy = s.kinetic + s.spring + s.gas + s.gravity + s.shape;
     s.blowups = b->blowups;
+    s.pinned = b->pin_count;
     return s;
 }
 
@@ -704,6 +711,15 @@ psb_status psb_body_set_state(psb_world *w, int body, const psb_vec3 *positions,
         }
     }
     body_unpublish(b);
+    // A pinned point stays pinned, where it was put, at rest.
+    for (int slot = 0; slot < b->pin_count; slot++) {
+        const int k = b->pin_index[slot];
+        if (positions) {
+            b->pin_pos[slot] = (psb_vec3){b->x[0][k], b->x[1][k], b->x[2][k]};
+        }
+        body_hold_pins(b, k, k + 1);
+        body_publish(b, b->order[k], b->order[k] + 1);
+    }
     body_snapshot(b);
     return PSB_OK;
 }
@@ -714,6 +730,7 @@ void psb_body_reset(psb_world *w, int body) {
         memcpy(b->x[c], b->x_init[c], (size_t)b->n_pad * sizeof(double));
         memcpy(b->v[c], b->v_init[c], (size_t)b->n_pad * sizeof(double));
     }
+    body_hold_pins(b, 0, b->n);
     body_publish(b, 0, b->n);
     body_snapshot(b);
     b->start_time = w->time;
@@ -756,8 +773,90 @@ void psb_body_apply_impulse(psb_world *w, int body, int point, psb_vec3 impulse)
     const int k = b->rank[point];
     b->v[0][k] += b->inv_mass[k] * impulse.x;
     b->v[1][k] += b->inv_mass[k] * impulse.y;
-    if (b->kind == PSB_SHELL) {
+    if (b->kind != PSB_RING) {
         b->v[2][k] += b->inv_mass[k] * impulse.z;
     }
     body_publish(b, point, point + 1);
+}
+
+psb_status psb_body_pin(psb_world *w, int body, int point, psb_vec3 position, psb_error *err) {
+    psb_body *b = get(w, body);
+    check_point(b, point);
+    if (!vec_finite(position)) {
+        return psb_error_set(err, PSB_ERR_INVALID, "pin position: expected finite coordinates");
+    }
+    if (b->kind == PSB_RING) {
+        position.z = 0.0;
+    }
+    const int k = b->rank[point];
+    int slot = body_pin_slot(b, k);
+    if (slot < 0) {
+        if (b->pin_count == b->pin_capacity) {
+            const int capacity = b->pin_capacity ? 2 * b->pin_capacity : 8;
+            int *index = realloc(b->pin_index, (size_t)capacity * sizeof *index);
+            if (!index) {
+                return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for %d pins", capacity);
+            }
+            b->pin_index = index;
+            psb_vec3 *pos = realloc(b->pin_pos, (size_t)capacity * sizeof *pos);
+            if (!pos) {
+                return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for %d pins", capacity);
+            }
+            b->pin_pos = pos;
+            b->pin_capacity = capacity;
+        }
+        slot = b->pin_count++;
+        b->pin_index[slot] = k;
+    }
+    b->pin_pos[slot] = position;
+    b->inv_mass[k] = 0.0;
+    body_hold_pins(b, k, k + 1);
+    body_publish(b, point, point + 1);
+    // The guard measures a step's motion from its start: the pin's jump is
+    // not the step's.
+    for (int c = 0; c < 3; c++) {
+        b->x_good[c][k] = b->x[c][k];
+    }
+    return PSB_OK;
+}
+
+void psb_body_unpin(psb_world *w, int body, int point) {
+    psb_body *b = get(w, body);
+    check_point(b, point);
+    const int k = b->rank[point];
+    const int slot = body_pin_slot(b, k);
+    if (slot < 0) {
+        return;
+    }
+    b->pin_count--;
+    b->pin_index[slot] = b->pin_index[b->pin_count];
+    b->pin_pos[slot] = b->pin_pos[b->pin_count];
+    b->inv_mass[k] = 1.0 / b->mass[k];
+}
+
+bool psb_body_is_pinned(const psb_world *w, int body, int point) {
+    const psb_body *b = get(w, body);
+    check_point(b, point);
+    return body_pin_slot(b, b->rank[point]) >= 0;
+}
+
+int psb_body_pin_count(const psb_world *w, int body) {
+    return get(w, body)->pin_count;
+}
+
+void psb_body_shape_match(const psb_world *w, int body, psb_vec3 *goals, double rotation[9]) {
+    const psb_body *b = get(w, body);
+    double centre[3], R[9];
+    body_shape_fit(b, centre, R);
+    for (int k = 0; goals && k < b->n; k++) {
+        const double q[3] = {b->shape_q[0][k], b->shape_q[1][k], b->shape_q[2][k]};
+        double g[3];
+        for (int c = 0; c < 3; c++) {
+            g[c] = centre[c] + R[3 * c] * q[0] + R[3 * c + 1] * q[1] + R[3 * c + 2] * q[2];
+        }
+        goals[b->order[k]] = (psb_vec3){g[0], g[1], g[2]};
+    }
+    if (rotation) {
+        memcpy(rotation, R, sizeof R);
+    }
 }

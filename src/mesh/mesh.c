@@ -13,6 +13,7 @@ void psb_mesh_free(psb_mesh *mesh) {
     }
     free(mesh->points);
     free(mesh->triangles);
+    free(mesh->springs);
     *mesh = (psb_mesh){0};
 }
 
@@ -24,8 +25,10 @@ psb_body_def psb_mesh_body_def(const psb_mesh *mesh) {
         def.kind = mesh->kind;
         def.points = mesh->points;
         def.point_count = mesh->point_count;
-        def.triangles = mesh->kind == PSB_SHELL ? mesh->triangles : NULL;
-        def.triangle_count = mesh->kind == PSB_SHELL ? mesh->triangle_count : 0;
+        def.triangles = mesh->kind != PSB_RING ? mesh->triangles : NULL;
+        def.triangle_count = mesh->kind != PSB_RING ? mesh->triangle_count : 0;
+        def.springs = mesh->kind == PSB_CLOTH ? mesh->springs : NULL;
+        def.spring_count = mesh->kind == PSB_CLOTH ? mesh->spring_count : 0;
         def.params.gas_nrt = psb_default_gas_nrt(mesh->kind);
     }
     return def;

@@ -10,18 +10,36 @@ extern "C" {
 #endif
 
 /// A surface: a ring (closed polyline, points in order, counter-clockwise in
-/// the x-y plane) or a triangle mesh (3 indices per triangle, counter-clockwise
-/// seen from outside). Owns its arrays; free with psb_mesh_free().
+/// the x-y plane), a triangle mesh (3 indices per triangle, counter-clockwise
+/// seen from outside) or a cloth (triangles wound alike, plus springs that
+/// are no triangle's edge). Owns its arrays; free with psb_mesh_free().
 typedef struct psb_mesh {
-    psb_body_kind kind; ///< PSB_RING or PSB_SHELL
+    psb_body_kind kind; ///< PSB_RING, PSB_SHELL or PSB_CLOTH
     psb_vec3 *points;   ///< positions, m
     int point_count;
-    int *triangles; ///< shell: 3 per triangle; ring: NULL
+    int *triangles; ///< shell, cloth: 3 per triangle; ring: NULL
     int triangle_count;
+    int *springs; ///< cloth: 2 point indices per extra spring; else NULL
+    int spring_count;
 } psb_mesh;
 
 /// Ring of `points` points (>= 3) on a circle of `radius` m about the origin.
 psb_status psb_mesh_ring(psb_mesh *out, int points, double radius, psb_error *err);
+
+/// Ring of `points` points (>= 4, a multiple of 4) evenly spaced along the
+/// outline of a square of half side `half` m about the origin,
+/// counter-clockwise: a 2D body that is not round at rest.
+psb_status psb_mesh_square_ring(psb_mesh *out, int points, double half, psb_error *err);
+
+/// A rectangular cloth (PSB_CLOTH) of `columns` x `rows` points (>= 2 each)
+/// in the x-y plane, x from 0 to width and y from 0 down to -height (m),
+/// point r * columns + c at column c of row r (row 0 on top). Two triangles
+/// per square (wound toward +z), and the springs of a mass-spring cloth:
+/// structural (to the right and below: the triangles' edges), shear (both
+/// diagonals: one is a triangle edge, the other in springs) and bend (two
+/// points to the right and two below).
+psb_status psb_mesh_cloth(psb_mesh *out, int columns, int rows, double width, double height,
+                          psb_error *err);
 
 /// Icosphere: the icosahedron subdivided `level` times (0..8), projected on a
 /// sphere of `radius` m. Vertices: 10 * 4^level + 2 (12, 42, 162, 642, ...).

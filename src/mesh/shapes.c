@@ -457,3 +457,103 @@ psb_status psb_mesh_torus(psb_mesh *out, int major, int minor, double major_radi
     *out = mesh;
     return succeed(err);
 }
+
+/// Square outline: `points` / 4 points per side, counter-clockwise from the
+/// corner (half, -half).
+psb_status psb_mesh_square_ring(psb_mesh *out, int points, double half, psb_error *err) {
+    static const char fn[] = "psb_mesh_square_ring";
+    if (!out) {
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
+    }
+    memset(out, 0, sizeof *out);
+    if (points < 4 || points % 4 != 0) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: points must be a multiple of 4 and >= 4, got %d", fn, points);
+    }
+    if (!positive_finite(half)) {
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: half must be finite and > 0 m, got %g", fn,
+                             half);
+    }
+    psb_status status = mesh_alloc(out, PSB_RING, points, 0, fn, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    const int side = points / 4;
+    // Each side from its start corner toward the next, counter-clockwise.
+    const double corner[4][2] = {{half, -half}, {half, half}, {-half, half}, {-half, -half}};
+    for (int s = 0; s < 4; s++) {
+        const double *a = corner[s], *b = corner[(s + 1) % 4];
+        for (int k = 0; k < side; k++) {
+            const double t = (double)k / side;
+            out->points[s * side + k] =
+                (psb_vec3){a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), 0.0};
+        }
+    }
+    return succeed(err);
+}
+
+psb_status psb_mesh_cloth(psb_mesh *out, int columns, int rows, double width, double height,
+                          psb_error *err) {
+    static const char fn[] = "psb_mesh_cloth";
+    if (!out) {
+        return psb_error_set(err, PSB_ERR_INVALID, "%s: out is NULL", fn);
+    }
+    memset(out, 0, sizeof *out);
+    if (columns < 2 || rows < 2 || columns > 4096 || rows > 4096) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: columns and rows must be in 2..4096, got %d and %d", fn, columns,
+                             rows);
+    }
+    if (!positive_finite(width) || !positive_finite(height)) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "%s: width and height must be finite and > 0 m, got %g and %g", fn,
+                             width, height);
+    }
+    const int squares = (columns - 1) * (rows - 1);
+    psb_status status =
+        mesh_alloc(out, PSB_CLOTH, (long long)columns * rows, 2LL * squares, fn, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    // Extra springs: the second diagonal of each square, and bend springs
+    // two apart along rows and columns.
+    const int extra = squares + rows * (columns - 2) + columns * (rows - 2);
+    out->kind = PSB_CLOTH;
+    out->springs = malloc((size_t)(extra > 0 ? extra : 1) * 2 * sizeof *out->springs);
+    if (!out->springs) {
+        psb_mesh_free(out);
+        return psb_error_set(err, PSB_ERR_NOMEM, "%s: out of memory for %d springs", fn, extra);
+    }
+    for (int r = 0; r < rows; r++) {
+        for (int c = 0; c < columns; c++) {
+            out->points[r * columns + c] =
+                (psb_vec3){width * c / (columns - 1), -height * r / (rows - 1), 0.0};
+        }
+    }
+    int *t = out->triangles, *s = out->springs;
+    for (int r = 0; r + 1 < rows; r++) {
+        for (int c = 0; c + 1 < columns; c++) {
+            const int a = r * columns + c, b = a + 1, d = a + columns, e = d + 1;
+            // a b      (row r, y higher)
+            // d e      counter-clockwise seen from +z: a d e, a e b
+            t = put_triangle(t, a, d, e);
+            t = put_triangle(t, a, e, b);
+            *s++ = b;
+            *s++ = d;
+        }
+    }
+    for (int r = 0; r < rows; r++) {
+        for (int c = 0; c + 2 < columns; c++) {
+            *s++ = r * columns + c;
+            *s++ = r * columns + c + 2;
+        }
+    }
+    for (int r = 0; r + 2 < rows; r++) {
+        for (int c = 0; c < columns; c++) {
+            *s++ = r * columns + c;
+            *s++ = (r + 2) * columns + c;
+        }
+    }
+    out->spring_count = extra;
+    return succeed(err);
+}

@@ -24,15 +24,20 @@ typedef struct psb_scene_body {
 
 /// How to build a scene. Fill with psb_default_scene_config().
 typedef struct psb_scene_config {
-    psb_params params;   ///< world parameters; params.body is the one material of every body
-    int ring_points;     ///< points on the 2D ring (>= 3)
-    int sphere_level;    ///< icosphere subdivision of the 3D spheres (0..8)
-    double radius;       ///< rest radius of the ring and the spheres, m (> 0)
-    double drop_height;  ///< start with the lowest point this far above the floor, m (>= 0)
-    double spacing;      ///< distance between neighbouring 3D bodies' centres, m (> 0)
-    double arena_half;   ///< walls at x, z = +-arena_half, m (> 0); they keep pokes in view
-    double gas_scale[3]; ///< low, medium, high gas as multiples of psb_default_gas_nrt(kind)
-    bool auto_substeps;  ///< raise params.substeps to what the bodies' stability estimate needs
+    psb_params params;    ///< world parameters; params.body is the one material of every body
+    int ring_points;      ///< points on the 2D ring (>= 3)
+    int sphere_level;     ///< icosphere subdivision of the 3D spheres (0..8)
+    double radius;        ///< rest radius of the ring and the spheres, m (> 0)
+    double drop_height;   ///< start with the lowest point this far above the floor, m (>= 0)
+    double spacing;       ///< distance between neighbouring 3D bodies' centres, m (> 0)
+    double arena_half;    ///< walls at x, z = +-arena_half, m (> 0); they keep pokes in view
+    double gas_scale[3];  ///< low, medium, high gas as multiples of psb_default_gas_nrt(kind)
+    bool auto_substeps;   ///< raise params.substeps to what the bodies' stability estimate needs
+    double shape_k;       ///< N/m: k_shape of the "shape" scene's shape-matched bodies (> 0)
+    double shape_damping; ///< 1/s: their shape_damping (>= 0)
+    psb_vec3 flag_wind;   ///< m/s: the "flag" scene's wind (other scenes: params.wind)
+    double
+        flag_turbulence; ///< m/s: the "flag" scene's gusts (other scenes: params.wind_turbulence)
 } psb_scene_config;
 
 /// A built scene. Bodies are numbered as in its world.
@@ -50,7 +55,9 @@ typedef struct psb_scene {
 /// at +-3 m and the gas pumped in over 1 s before gravity acts (as in the
 /// tutorial's demo); a ring of 48 points and level 3 icospheres of radius
 /// 0.5 m, 1 m above the floor and 1.5 m apart; gas 0.1, 1 and 3 times the
-/// kind's default (low, medium, high); automatic sub-steps.
+/// kind's default (low, medium, high); automatic sub-steps; k_shape 60 N/m
+/// and shape_damping 3/s for the shape scene; the flag in a wind of 6 m/s
+/// along +x with gusts of 2 m/s; no wind elsewhere.
 psb_scene_config psb_default_scene_config(void);
 
 /// Number of scenes, and the name and one-line summary of each.
@@ -62,8 +69,16 @@ const char *psb_scene_summary(int index);
 int psb_scene_find(const char *name);
 
 /// Builds the scene called name. On failure *out is zeroed and err says why.
-/// Scenes: "default" (the ring and three spheres with low, medium and high
-/// gas), "ring" (the ring alone: a stage for loaded models).
+/// Scenes:
+/// - "default": the ring and three spheres with low, medium and high gas;
+/// - "pressure": the same three gas amounts in both modes, three rings
+///   beside three spheres, to compare 2D and 3D;
+/// - "shape": shape matching against pressure, on a square ring and a cube
+///   each: gas only, shape matching only (no gas), and both;
+/// - "flag": a cloth pinned at its two left corners in a wind along +x;
+/// - "planets": static spheres of different sizes that a ring and three
+///   spheres fall onto, bounce off and roll over;
+/// - "ring": the ring alone (a stage for loaded models).
 psb_status psb_scene_build(psb_scene *out, const char *name, const psb_scene_config *config,
                            psb_error *err);
 

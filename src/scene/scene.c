@@ -1,5 +1,6 @@
-// Scene builders: the default comparison scene and a bare stage for loaded
-// models. Plain data in, a world out; see psb_scene.h.
+// Scene builders: the default comparison scene, pressure in both modes,
+// shape matching against pressure, the flag in the wind, the planets, and a
+// bare stage for loaded models. Plain data in, a world out; see psb_scene.h.
 #include "psb_scene.h"
 
 #include <math.h>
@@ -54,6 +55,10 @@ psb_scene_config psb_default_scene_config(void) {
     c.gas_scale[1] = 1.0;
     c.gas_scale[2] = 3.0;
     c.auto_substeps = true;
+    c.shape_k = 60.0;
+    c.shape_damping = 3.0;
+    c.flag_wind = (psb_vec3){6.0, 0.0, 0.0};
+    c.flag_turbulence = 2.0;
     return c;
 }
 
@@ -93,10 +98,16 @@ psb_status psb_scene_refresh_substeps(psb_scene *scene, psb_error *err) {
     return psb_world_set_params(scene->world, &params, err);
 }
 
-// Adds mesh as a body with the scene's material and gas nrt, shifted so its
-// lowest point is drop_height above the floor and its centre at (x, ., z).
-static psb_status add_body(psb_scene *scene, const psb_mesh *mesh, double x, double z, double nrt,
-                           const char *label, const float color[3], psb_error *err) {
+// Where and how a body goes: its centre at (x, ., z) with its lowest point
+// `height` above the floor, and its material (NULL: the scene's).
+typedef struct placement {
+    double x, z, height;
+    const psb_body_params *material;
+} placement;
+
+// Adds mesh as a body with gas nrt where `at` says.
+static psb_status place_body(psb_scene *scene, const psb_mesh *mesh, placement at, double nrt,
+                             const char *label, const float color[3], psb_error *err) {
     if (scene->body_count >= PSB_SCENE_MAX_BODIES) {
         return psb_error_set(err, PSB_ERR_INVALID, "the scene is full: %d bodies at most",
                              PSB_SCENE_MAX_BODIES);
@@ -112,11 +123,11 @@ static psb_status add_body(psb_scene *scene, const psb_mesh *mesh, double x, dou
     }
     const psb_scene_config *c = &scene->config;
     psb_body_def def = psb_mesh_body_def(mesh);
-    def.params = c->params.body;
+    def.params = at.material ? *at.material : c->params.body;
     def.params.gas_nrt = nrt;
-    def.offset.x = x - 0.5 * (lo.x + hi.x);
-    def.offset.y = c->params.floor_y + c->drop_height - lo.y;
-    def.offset.z = mesh->kind == PSB_RING ? 0.0 : z - 0.5 * (lo.z + hi.z);
+    def.offset.x = at.x - 0.5 * (lo.x + hi.x);
+    def.offset.y = c->params.floor_y + at.height - lo.y;
+    def.offset.z = mesh->kind == PSB_RING ? 0.0 : at.z - 0.5 * (lo.z + hi.z);
     const int id = psb_world_add_body(scene->world, &def, err);
     if (id < 0) {
         return err ? err->status : PSB_ERR_INVALID;
@@ -129,6 +140,13 @@ static psb_status add_body(psb_scene *scene, const psb_mesh *mesh, double x, dou
     info->rest_volume = psb_body_measure(scene->world, id).rest_volume;
     scene->body_count = id + 1;
     return PSB_OK;
+}
+
+// The same, dropped from the scene's drop height with its material.
+static psb_status add_body(psb_scene *scene, const psb_mesh *mesh, double x, double z, double nrt,
+                           const char *label, const float color[3], psb_error *err) {
+    const placement at = {x, z, scene->config.drop_height, NULL};
+    return place_body(scene, mesh, at, nrt, label, color, err);
 }
 
 static psb_status add_ring(psb_scene *scene, psb_error *err) {
@@ -170,8 +188,180 @@ static psb_status build_default(psb_scene *scene, psb_error *err) {
     return status;
 }
 
+// The medium gas for a mesh, scaled by its volume (area) against the default
+// sphere's (ring's), so that it starts at the same pressure.
+static double medium_gas(const psb_scene *scene, const psb_mesh *mesh) {
+    const double r = scene->config.radius;
+    const double reference = mesh->kind == PSB_RING ? PI * r * r : 4.0 / 3.0 * PI * r * r * r;
+    return scene->config.gas_scale[1] * psb_default_gas_nrt(mesh->kind) *
+           fabs(psb_mesh_volume(mesh)) / reference;
+}
+
+// Three gas amounts in both modes: three rings beside three spheres.
+static psb_status build_pressure(psb_scene *scene, psb_error *err) {
+    const psb_scene_config *c = &scene->config;
+    psb_mesh ring, sphere;
+    psb_status status = psb_mesh_ring(&ring, c->ring_points, c->radius, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    status = psb_mesh_icosphere(&sphere, c->sphere_level, c->radius, err);
+    for (int k = 0; k < 3 && status == PSB_OK; k++) {
+        char label[32];
+        snprintf(label, sizeof label, "%s (2D)", gas_labels[k]);
+        status =
+            add_body(scene, &ring, (k - 1) * c->spacing, 0.0,
+                     c->gas_scale[k] * psb_default_gas_nrt(PSB_RING), label, gas_colors[k], err);
+    }
+    for (int k = 0; k < 3 && status == PSB_OK; k++) {
+        status = add_body(scene, &sphere, (k - 1) * c->spacing, 0.0,
+                          c->gas_scale[k] * psb_default_gas_nrt(PSB_SHELL), gas_labels[k],
+                          gas_colors[k], err);
+    }
+    psb_mesh_free(&ring);
+    psb_mesh_free(&sphere);
+    return status;
+}
+
+// Shape matching against pressure on bodies that are not round at rest: a
+// square ring and a cube, each with gas only, shape matching only (no gas)
+// and both.
+static psb_status build_shape(psb_scene *scene, psb_error *err) {
+    static const char *const labels[3] = {"gas only", "shape only", "gas + shape"};
+    static const float colors[3][3] = {
+        {0.30f, 0.56f, 0.96f},
+        {0.86f, 0.55f, 0.20f},
+        {0.36f, 0.78f, 0.42f},
+    };
+    const psb_scene_config *c = &scene->config;
+    const double half = 0.8 * c->radius;
+    const int side_points = (c->ring_points + 3) / 4;
+    psb_mesh square, cube;
+    psb_status status = psb_mesh_square_ring(&square, 4 * side_points, half, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    status = psb_mesh_box(&cube, 4, (psb_vec3){half, half, half}, err);
+    const psb_mesh *meshes[2] = {&square, &cube};
+    for (int m = 0; m < 2 && status == PSB_OK; m++) {
+        for (int k = 0; k < 3 && status == PSB_OK; k++) {
+            psb_body_params material = c->params.body;
+            const bool gas = k != 1, shape = k != 0;
+            material.shape_k = shape ? c->shape_k : 0.0;
+            material.shape_damping = shape ? c->shape_damping : 0.0;
+            const placement at = {(k - 1) * c->spacing, 0.0, c->drop_height, &material};
+            char label[32];
+            snprintf(label, sizeof label, "%s%s", labels[k], m == 0 ? " (2D)" : "");
+            status = place_body(scene, meshes[m], at, gas ? medium_gas(scene, meshes[m]) : 0.0,
+                                label, colors[k], err);
+        }
+    }
+    psb_mesh_free(&square);
+    psb_mesh_free(&cube);
+    return status;
+}
+
+// A flag: a cloth pinned at its two left corners, in a gusty wind along +x
+// that also blows on the ring in the 2D view.
+static psb_status build_flag(psb_scene *scene, psb_error *err) {
+    static const float flag_color[3] = {0.85f, 0.22f, 0.25f};
+    psb_scene_config *c = &scene->config;
+    psb_params params = *psb_world_params(scene->world);
+    params.wind = c->flag_wind;
+    params.wind_turbulence = c->flag_turbulence;
+    psb_status status = psb_world_set_params(scene->world, &params, err);
+    if (status == PSB_OK) {
+        status = add_ring(scene, err);
+    }
+    if (status != PSB_OK) {
+        return status;
+    }
+    enum { COLUMNS = 16, ROWS = 11 };
+    const double width = 1.6, height = 1.0, top = 2.4;
+    psb_mesh cloth;
+    status = psb_mesh_cloth(&cloth, COLUMNS, ROWS, width, height, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    // A light, stiff cloth: 0.25 kg, ks 500 N/m, each point damped on its own scale.
+    psb_body_params material = c->params.body;
+    material.mass = 0.25;
+    material.spring_k = 500.0;
+    material.spring_damping = 0.01;
+    material.mass_by_area = false;
+    material.inflate_time = 0.0;
+    const placement at = {0.0, 0.0, top - height, &material}; // left edge at x = -0.8 m
+    status = place_body(scene, &cloth, at, 0.0, "flag (cloth)", flag_color, err);
+    const int id = scene->body_count - 1;
+    for (int k = 0; k < 2 && status == PSB_OK; k++) {
+        const int point = k == 0 ? 0 : (ROWS - 1) * COLUMNS; // top and bottom left corners
+        status =
+            psb_body_pin(scene->world, id, point, psb_body_positions(scene->world, id)[point], err);
+    }
+    psb_mesh_free(&cloth);
+    return status;
+}
+
+// Static spheres of different sizes, centred in the plane z = 0 so that the
+// 2D view sees them as circles; rings and spheres fall onto them.
+static psb_status build_planets(psb_scene *scene, psb_error *err) {
+    static const double planets[][4] = {
+        // x, y, z, radius (m)
+        {-1.5, 0.9, 0.0, 0.7},
+        {0.6, 0.5, 0.0, 0.45},
+        {1.9, 1.6, 0.0, 0.3},
+        {-0.2, 2.4, 0.0, 0.2},
+    };
+    const psb_scene_config *c = &scene->config;
+    psb_status status = PSB_OK;
+    for (size_t p = 0; p < sizeof planets / sizeof planets[0] && status == PSB_OK; p++) {
+        status = psb_world_add_sphere(
+            scene->world,
+            (psb_vec3){planets[p][0], c->params.floor_y + planets[p][1], planets[p][2]},
+            planets[p][3], err);
+    }
+    if (status != PSB_OK) {
+        return status;
+    }
+    psb_mesh ring, sphere;
+    status = psb_mesh_ring(&ring, c->ring_points, c->radius, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    status = psb_mesh_icosphere(&sphere, c->sphere_level, c->radius, err);
+    // Each drops onto a planet a little off its top, so it rolls off.
+    static const double drops[3][3] = {{-1.3, 2.6, 0.1}, {0.8, 3.3, -0.15}, {1.75, 3.9, 0.1}};
+    for (int k = 0; k < 3 && status == PSB_OK; k++) {
+        char label[32];
+        snprintf(label, sizeof label, "ring %d (2D)", k + 1);
+        const placement at = {drops[k][0], 0.0, drops[k][1], NULL};
+        status = place_body(scene, &ring, at, c->gas_scale[1] * psb_default_gas_nrt(PSB_RING),
+                            label, gas_colors[k], err);
+    }
+    for (int k = 0; k < 3 && status == PSB_OK; k++) {
+        char label[32];
+        snprintf(label, sizeof label, "ball %d", k + 1);
+        const placement at = {drops[k][0], drops[k][2], drops[k][1], NULL};
+        status = place_body(scene, &sphere, at, c->gas_scale[1] * psb_default_gas_nrt(PSB_SHELL),
+                            label, gas_colors[k], err);
+    }
+    psb_mesh_free(&ring);
+    psb_mesh_free(&sphere);
+    return status;
+}
+
 static const scene_entry scenes[] = {
     {"default", "the 2D ring and three 3D spheres with low, medium and high gas", build_default},
+    {"pressure", "low, medium and high gas in both modes: three rings beside three spheres",
+     build_pressure},
+    {"shape",
+     "shape matching against pressure: a square ring and a cube with gas only, shape "
+     "matching only, and both",
+     build_shape},
+    {"flag", "a cloth pinned at two corners in a gusty wind along +x (and the ring in it)",
+     build_flag},
+    {"planets", "static spheres of different sizes that rings and balls fall onto and roll over",
+     build_planets},
     {"ring", "the 2D ring alone (a stage for loaded models)", build_ring},
 };
 
@@ -223,6 +413,19 @@ static psb_status check_config(const psb_scene_config *c, psb_error *err) {
                                  "scene gas_scale[%d]: expected a finite number >= 0, got %g", k,
                                  c->gas_scale[k]);
         }
+    }
+    if (!(c->shape_k > 0.0 && isfinite(c->shape_k)) ||
+        !(c->shape_damping >= 0.0 && isfinite(c->shape_damping))) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "scene shape_k, shape_damping: expected finite numbers, k > 0 (N/m) "
+                             "and damping >= 0 (1/s), got %g and %g",
+                             c->shape_k, c->shape_damping);
+    }
+    if (!(isfinite(c->flag_wind.x) && isfinite(c->flag_wind.y) && isfinite(c->flag_wind.z)) ||
+        !(c->flag_turbulence >= 0.0 && isfinite(c->flag_turbulence))) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "scene flag_wind, flag_turbulence: expected a finite vector (m/s) and "
+                             "a finite number >= 0 (m/s)");
     }
     return psb_body_params_validate(&c->params.body, err);
 }

@@ -1,12 +1,17 @@
 // The scene builders shared by the viewer, the tests and the benchmark: the
 // default scene has the ring and three spheres with gas in the right order,
 // sub-steps its bodies can take, and it settles on the floor without a
-// blow-up; meshes added later land in free spots; bad input is refused.
+// blow-up; the other scenes show what they are for (gas order in both
+// modes, shape matching keeping a square a square, a flag that flaps on its
+// pins, bodies bouncing off the planets); meshes added later land in free
+// spots; bad input is refused.
 #include "check.h"
 #include "psb_scene.h"
 
 #include <math.h>
 #include <string.h>
+
+#define PI 3.14159265358979323846
 
 static void test_default_scene(void) {
     const psb_scene_config config = psb_default_scene_config();
@@ -83,6 +88,260 @@ static void test_default_scene(void) {
     CHECK(s.world == NULL && s.body_count == 0, "destroy did not zero the scene");
 }
 
+// Builds scene `name`, runs it for `seconds` and checks that nothing blew up
+// or left the arena; calls `each` after every step if not NULL.
+typedef void (*step_hook)(const psb_scene *s, int step, void *data);
+
+static bool run_scene(psb_scene *s, const char *name, double seconds, step_hook each, void *data) {
+    const psb_scene_config config = psb_default_scene_config();
+    psb_error err = {0};
+    CHECK(psb_scene_build(s, name, &config, &err) == PSB_OK, "%s: %s", name, err.message);
+    if (!s->world) {
+        return false;
+    }
+    CHECK(strcmp(s->name, name) == 0, "scene name '%s'", s->name);
+    const psb_params *p = psb_world_params(s->world);
+    const double h = p->dt / p->substeps;
+    for (int b = 0; b < s->body_count; b++) {
+        CHECK(h <= 0.9 * psb_body_stable_substep(s->world, b) * (1.0 + 1e-12),
+              "%s: h = %g s is above 0.9 x the stable %g s of body %d", name, h,
+              psb_body_stable_substep(s->world, b), b);
+    }
+    int blowups = 0;
+    const int steps = (int)(seconds / p->dt);
+    for (int k = 0; k < steps; k++) {
+        blowups += psb_world_step(s->world);
+        if (each) {
+            each(s, k, data);
+        }
+    }
+    CHECK(blowups == 0, "%s: %d blow-ups: %s", name, blowups, psb_world_last_event(s->world));
+    for (int b = 0; b < s->body_count; b++) {
+        const psb_body_state st = psb_body_measure(s->world, b);
+        CHECK(isfinite(st.energy) && isfinite(st.centroid.y), "%s: body %d is not finite", name, b);
+        CHECK(fabs(st.centroid.x) < config.arena_half && fabs(st.centroid.z) < config.arena_half &&
+                  st.min_y > p->floor_y - 0.01,
+              "%s: body %d left the arena", name, b);
+    }
+    return true;
+}
+
+static double volume_ratio(const psb_scene *s, int b) {
+    const psb_body_state st = psb_body_measure(s->world, b);
+    return st.volume / st.rest_volume;
+}
+
+// Three rings and three spheres, gas low < medium < high in each mode.
+static void test_pressure_scene(void) {
+    psb_scene s;
+    if (!run_scene(&s, "pressure", 6.0, NULL, NULL)) {
+        return;
+    }
+    CHECK(s.body_count == 6, "%d bodies", s.body_count);
+    for (int m = 0; m < 2; m++) {
+        const psb_body_kind kind = m == 0 ? PSB_RING : PSB_SHELL;
+        for (int k = 0; k < 3; k++) {
+            CHECK(psb_body_get_kind(s.world, 3 * m + k) == kind, "body %d's kind", 3 * m + k);
+        }
+        const double low = volume_ratio(&s, 3 * m), mid = volume_ratio(&s, 3 * m + 1),
+                     high = volume_ratio(&s, 3 * m + 2);
+        CHECK(low < mid && mid < high, "%s: V/V0 not in gas order: %g %g %g",
+              m == 0 ? "rings" : "spheres", low, mid, high);
+    }
+    psb_scene_destroy(&s);
+}
+
+// How round a body is. A ring: 4 pi A / P^2 (1 for a circle, pi / 4 for a
+// square; a ball resting on the floor, flattened underneath, stays near 1).
+// A shell: the smallest over the largest distance of its points from their
+// centroid (1 for a sphere, 1 / sqrt(3) for a cube).
+static double roundness(const psb_scene *s, int b) {
+    const psb_body_state st = psb_body_measure(s->world, b);
+    if (psb_body_get_kind(s->world, b) == PSB_RING) {
+        const psb_vec3 *x = psb_body_positions(s->world, b);
+        const int n = psb_body_point_count(s->world, b);
+        double perimeter = 0.0;
+        for (int i = 0; i < n; i++) {
+            const psb_vec3 a = x[i], c = x[(i + 1) % n];
+            perimeter += sqrt((a.x - c.x) * (a.x - c.x) + (a.y - c.y) * (a.y - c.y));
+        }
+        return 4.0 * PI * st.volume / (perimeter * perimeter);
+    }
+    const psb_vec3 *x = psb_body_positions(s->world, b);
+    double lo = INFINITY, hi = 0.0;
+    for (int i = 0; i < psb_body_point_count(s->world, b); i++) {
+        const double d = sqrt((x[i].x - st.centroid.x) * (x[i].x - st.centroid.x) +
+                              (x[i].y - st.centroid.y) * (x[i].y - st.centroid.y) +
+                              (x[i].z - st.centroid.z) * (x[i].z - st.centroid.z));
+        lo = fmin(lo, d);
+        hi = fmax(hi, d);
+    }
+    return lo / hi;
+}
+
+// Gas alone blows the square ring and the cube up toward round; shape
+// matching alone keeps them square at their rest size; both keep them near
+// square.
+static void test_shape_scene(void) {
+    psb_scene s;
+    if (!run_scene(&s, "shape", 6.0, NULL, NULL)) {
+        return;
+    }
+    CHECK(s.body_count == 6, "%d bodies", s.body_count);
+    const psb_scene_config config = psb_default_scene_config();
+    for (int m = 0; m < 2; m++) {
+        const int gas = 3 * m, shape = 3 * m + 1, both = 3 * m + 2;
+        const char *what = m == 0 ? "square ring" : "cube";
+        CHECK(psb_body_get_params(s.world, gas)->shape_k == 0.0 &&
+                  psb_body_get_params(s.world, shape)->gas_nrt == 0.0 &&
+                  psb_body_get_params(s.world, shape)->shape_k == config.shape_k &&
+                  psb_body_get_params(s.world, both)->shape_k == config.shape_k &&
+                  psb_body_get_params(s.world, both)->gas_nrt > 0.0,
+              "%s: the three bodies are not gas only, shape only, both", what);
+        const double square = m == 0 ? PI / 4.0 : sqrt(1.0 / 3.0);
+        CHECK(fabs(volume_ratio(&s, shape) - 1.0) < 0.05, "%s, shape only: V/V0 %g", what,
+              volume_ratio(&s, shape));
+        CHECK(fabs(roundness(&s, shape) - square) < 0.05, "%s, shape only: roundness %g (%g)", what,
+              roundness(&s, shape), square);
+        CHECK(volume_ratio(&s, gas) > 1.3 && roundness(&s, gas) > square + 0.1,
+              "%s, gas only did not round out: V/V0 %g, roundness %g", what, volume_ratio(&s, gas),
+              roundness(&s, gas));
+        CHECK(roundness(&s, both) < roundness(&s, gas) - 0.05,
+              "%s: gas + shape (%g) no squarer than gas alone (%g)", what, roundness(&s, both),
+              roundness(&s, gas));
+    }
+    psb_scene_destroy(&s);
+}
+
+// The flag's free corner, tracked over the run.
+typedef struct flag_track {
+    int body;
+    psb_vec3 pins[2];
+    bool pins_moved;
+    double z_min, z_max; // of the top right corner, m
+} flag_track;
+
+enum { FLAG_COLUMNS = 16, FLAG_ROWS = 11 };
+
+static void track_flag(const psb_scene *s, int step, void *data) {
+    flag_track *t = data;
+    const psb_vec3 *x = psb_body_positions(s->world, t->body);
+    const int pins[2] = {0, (FLAG_ROWS - 1) * FLAG_COLUMNS};
+    for (int k = 0; k < 2; k++) {
+        t->pins_moved = t->pins_moved || memcmp(&x[pins[k]], &t->pins[k], sizeof x[0]) != 0;
+    }
+    if (step > 60) {
+        t->z_min = fmin(t->z_min, x[FLAG_COLUMNS - 1].z);
+        t->z_max = fmax(t->z_max, x[FLAG_COLUMNS - 1].z);
+    }
+}
+
+// The cloth hangs from its two pinned corners, which never move, and flaps
+// across the wind; the ring beside it is blown downwind.
+static void test_flag_scene(void) {
+    const psb_scene_config config = psb_default_scene_config();
+    psb_scene probe;
+    psb_error err = {0};
+    CHECK(psb_scene_build(&probe, "flag", &config, &err) == PSB_OK, "%s", err.message);
+    if (!probe.world) {
+        return;
+    }
+    flag_track t = {.body = -1, .z_min = INFINITY, .z_max = -INFINITY};
+    for (int b = 0; b < probe.body_count; b++) {
+        if (psb_body_get_kind(probe.world, b) == PSB_CLOTH) {
+            t.body = b;
+        }
+    }
+    CHECK(t.body >= 0, "the flag scene has no cloth");
+    if (t.body < 0) {
+        psb_scene_destroy(&probe);
+        return;
+    }
+    CHECK(psb_body_point_count(probe.world, t.body) == FLAG_COLUMNS * FLAG_ROWS, "%d points",
+          psb_body_point_count(probe.world, t.body));
+    CHECK(psb_body_pin_count(probe.world, t.body) == 2, "%d pins",
+          psb_body_pin_count(probe.world, t.body));
+    const psb_vec3 *x0 = psb_body_positions(probe.world, t.body);
+    t.pins[0] = x0[0];
+    t.pins[1] = x0[(FLAG_ROWS - 1) * FLAG_COLUMNS];
+    const double ring_x0 = psb_body_measure(probe.world, 0).centroid.x;
+    const psb_params *p = psb_world_params(probe.world);
+    CHECK(p->wind.x == config.flag_wind.x && p->wind_turbulence == config.flag_turbulence,
+          "the flag scene's wind is %g m/s", p->wind.x);
+    psb_scene_destroy(&probe);
+
+    psb_scene s;
+    if (!run_scene(&s, "flag", 8.0, track_flag, &t)) {
+        return;
+    }
+    CHECK(!t.pins_moved, "a pinned corner moved");
+    CHECK(t.z_max - t.z_min > 0.1, "the flag does not flap: its free corner's z stayed in %g..%g",
+          t.z_min, t.z_max);
+    const psb_body_state cloth = psb_body_measure(s.world, t.body);
+    CHECK(cloth.centroid.x > t.pins[0].x + 0.2,
+          "the flag collapsed onto its pole: centroid x %g, pole at %g", cloth.centroid.x,
+          t.pins[0].x);
+    CHECK(psb_body_measure(s.world, 0).centroid.x > ring_x0 + 0.5,
+          "the wind did not move the ring");
+    psb_scene_destroy(&s);
+}
+
+// The closest any point of the scene's bodies came to the inside of a
+// planet, relative to its radius (< 0: inside).
+typedef struct planet_track {
+    double touched; // smallest (distance - radius) / radius seen, over all bodies and planets
+} planet_track;
+
+static void track_planets(const psb_scene *s, int step, void *data) {
+    (void)step;
+    planet_track *t = data;
+    for (int b = 0; b < s->body_count; b++) {
+        const psb_vec3 *x = psb_body_positions(s->world, b);
+        const bool ring = psb_body_get_kind(s->world, b) == PSB_RING;
+        for (int i = 0; i < psb_body_point_count(s->world, b); i++) {
+            for (int k = 0; k < psb_world_sphere_count(s->world); k++) {
+                psb_vec3 c;
+                double r;
+                psb_world_sphere(s->world, k, &c, &r);
+                const double dz = ring ? 0.0 : x[i].z - c.z;
+                const double d = sqrt((x[i].x - c.x) * (x[i].x - c.x) +
+                                      (x[i].y - c.y) * (x[i].y - c.y) + dz * dz);
+                t->touched = fmin(t->touched, (d - r) / r);
+            }
+        }
+    }
+}
+
+// Bodies land on the planets (touching them) and never sink into them.
+static void test_planets_scene(void) {
+    planet_track t = {INFINITY};
+    psb_scene s;
+    if (!run_scene(&s, "planets", 5.0, track_planets, &t)) {
+        return;
+    }
+    CHECK(psb_world_sphere_count(s.world) >= 3, "%d planets", psb_world_sphere_count(s.world));
+    double smallest = INFINITY, largest = 0.0;
+    for (int k = 0; k < psb_world_sphere_count(s.world); k++) {
+        psb_vec3 c;
+        double r;
+        psb_world_sphere(s.world, k, &c, &r);
+        CHECK(c.z == 0.0, "planet %d is off the 2D plane (z = %g)", k, c.z);
+        smallest = fmin(smallest, r);
+        largest = fmax(largest, r);
+    }
+    CHECK(largest > 2.0 * smallest, "planets of one size: %g..%g m", smallest, largest);
+    CHECK(t.touched < 1e-3, "no body touched a planet (closest %g radii away)", t.touched);
+    CHECK(t.touched > -0.05, "a body sank %g radii into a planet", -t.touched);
+    int rings = 0, shells = 0;
+    for (int b = 0; b < s.body_count; b++) {
+        rings += psb_body_get_kind(s.world, b) == PSB_RING;
+        shells += psb_body_get_kind(s.world, b) == PSB_SHELL;
+    }
+    CHECK(rings > 0 && shells > 0, "planets need bodies in both views: %d rings, %d shells", rings,
+          shells);
+    psb_scene_destroy(&s);
+}
+
 static void test_add_mesh(void) {
     psb_scene_config config = psb_default_scene_config();
     config.sphere_level = 1;
@@ -136,6 +395,10 @@ static void test_bad_input(void) {
 
 int main(void) {
     test_default_scene();
+    test_pressure_scene();
+    test_shape_scene();
+    test_flag_scene();
+    test_planets_scene();
     test_add_mesh();
     test_bad_input();
     return check_done("test_scene");

@@ -1,0 +1,344 @@
+// Beyond pressure: shape matching, wind, pinned points.
+//
+// Shape matching (Müller et al.'s meshless deformations, as a force). The
+// rest shape q_i, taken about its centroid, is moved by the rigid motion
+// that fits the current points x_i best: the translation to their centroid
+// c, and the rotation R that minimises sum |R q_i - r_i|^2 with r_i = x_i - c.
+// Each point is then pulled toward its goal g_i = c + R q_i by a spring of
+// stiffness k_shape: F_i = k_shape (g_i - x_i). As c and R are optimal, these
+// forces add up to zero and have no torque about c (a body cannot push
+// itself along or spin itself up), and they derive from the energy
+// 1/2 k_shape sum |g_i - x_i|^2.
+//
+// In 2D the rotation is an angle, theta = atan2(sum q_i x r_i, sum q_i . r_i).
+// In 3D it is the rotation part of the polar decomposition of
+// A = sum r_i q_i^T, found with Horn's quaternion method: the unit quaternion
+// of the rotation is the eigenvector of the largest eigenvalue of a
+// symmetric 4x4 matrix built from A (found here by Jacobi sweeps). Unlike an
+// iteration on A itself this needs no inverse, so flat bodies (a ring seen
+// in 3D, a cloth) and bodies turned inside out still get a proper rotation.
+//
+// Shape damping drives each velocity toward the rigid-body field
+// u_i = v_c + omega x (x_i - x_c) (v_c the centre-of-mass velocity, omega
+// = I^-1 L from the angular momentum and the inertia tensor about the centre
+// of mass): v_i <- u_i + (v_i - u_i) exp(-rate h). It removes only the
+// deformation's motion: linear and angular momentum stay as they were.
+//
+// Wind. A surface point of area vector N_i (its share of the neighbouring
+// triangles' area vectors: for a closed surface, the volume gradient the
+// force pass already computes; for a ring, half of its two edges turned
+// outward) feels F_i = c_d |N_i| ((w - v_i) . n_i) n_i with n_i = N_i / |N_i|
+// and c_d the body's wind_drag: only the wind's part across the surface
+// pushes, relative to how the surface moves.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define PI 3.14159265358979323846
+
+static bool wind_active(const psb_params *p) {
+    return p->wind.x != 0.0 || p->wind.y != 0.0 || p->wind.z != 0.0 || p->wind_turbulence > 0.0;
+}
+
+bool body_has_extras(const psb_body *b, const psb_world *w) {
+    const psb_body_params *bp = &b->params;
+    return bp->shape_k > 0.0 || bp->shape_damping > 0.0 ||
+           (bp->wind_drag > 0.0 && wind_active(&w->params) && b->tri_count + (b->kind == PSB_RING));
+}
+
+psb_vec3 psb_world_wind_at(const psb_world *w, psb_vec3 p, double t) {
+    const psb_params *pr = &w->params;
+    psb_vec3 u = pr->wind;
+    const double a = pr->wind_turbulence;
+    if (a > 0.0) {
+        // Gusts: a few travelling waves of different directions, wavelengths
+        // (2-7 m) and periods (1.5-4 s); each component stays within +-a.
+        const double s = a / 1.5;
+        u.x += s * (sin(1.3 * p.x + 0.7 * p.y - 2.1 * t) +
+                    0.5 * sin(2.9 * p.z - 1.7 * p.x + 3.3 * t + 1.0));
+        u.y +=
+            s * (sin(1.1 * p.y - 0.9 * p.z + 1.7 * t + 2.0) + 0.5 * sin(2.3 * p.x - 2.7 * t + 4.0));
+        u.z +=
+            s * (sin(1.9 * p.x + 0.5 * p.y - 4.1 * t + 3.0) + 0.5 * sin(3.1 * p.y - 1.9 * t + 5.0));
+    }
+    return u;
+}
+
+// --- Shape matching -------------------------------------------------------
+
+// Jacobi sweeps on the symmetric 4x4 matrix m (destroyed): the eigenvector
+// of its largest eigenvalue, into q.
+static void largest_eigenvector4(double m[4][4], double q[4]) {
+    double v[4][4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}};
+    for (int sweep = 0; sweep < 30; sweep++) {
+        double off = 0.0, scale = 0.0;
+        for (int i = 0; i < 4; i++) {
+            scale += fabs(m[i][i]);
+            for (int j = i + 1; j < 4; j++) {
+                off += fabs(m[i][j]);
+            }
+        }
+        if (off <= 1e-15 * scale || off == 0.0) {
+            break;
+        }
+        for (int p = 0; p < 3; p++) {
+            for (int r = p + 1; r < 4; r++) {
+                if (m[p][r] == 0.0) {
+                    continue;
+                }
+                // The rotation in the (p, r) plane that zeroes m[p][r].
+                const double theta = (m[r][r] - m[p][p]) / (2.0 * m[p][r]);
+                const double t =
+                    (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                const double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
+                for (int k = 0; k < 4; k++) {
+                    const double mkp = m[k][p], mkr = m[k][r];
+                    m[k][p] = c * mkp - s * mkr;
+                    m[k][r] = s * mkp + c * mkr;
+                }
+                for (int k = 0; k < 4; k++) {
+                    const double mpk = m[p][k], mrk = m[r][k];
+                    m[p][k] = c * mpk - s * mrk;
+                    m[r][k] = s * mpk + c * mrk;
+                }
+                for (int k = 0; k < 4; k++) {
+                    const double vkp = v[k][p], vkr = v[k][r];
+                    v[k][p] = c * vkp - s * vkr;
+                    v[k][r] = s * vkp + c * vkr;
+                }
+            }
+        }
+    }
+    int best = 0;
+    for (int i = 1; i < 4; i++) {
+        if (m[i][i] > m[best][best]) {
+            best = i;
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        q[k] = v[k][best];
+    }
+}
+
+// The rotation that maximises sum r_i . R q_i, from S = sum q_i r_i^T
+// (row-major: S[3 a + b] = sum q_a r_b), by Horn's method.
+static void horn_rotation(const double S[9], double R[9]) {
+    const double xx = S[0], xy = S[1], xz = S[2];
+    const double yx = S[3], yy = S[4], yz = S[5];
+    const double zx = S[6], zy = S[7], zz = S[8];
+    double N[4][4] = {
+        {xx + yy + zz, yz - zy, zx - xz, xy - yx},
+        {yz - zy, xx - yy - zz, xy + yx, zx + xz},
+        {zx - xz, xy + yx, -xx + yy - zz, yz + zy},
+        {xy - yx, zx + xz, yz + zy, -xx - yy + zz},
+    };
+    double q[4];
+    largest_eigenvector4(N, q);
+    const double norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    const double w = q[0] / norm, x = q[1] / norm, y = q[2] / norm, z = q[3] / norm;
+    R[0] = 1 - 2 * (y * y + z * z);
+    R[1] = 2 * (x * y - w * z);
+    R[2] = 2 * (x * z + w * y);
+    R[3] = 2 * (x * y + w * z);
+    R[4] = 1 - 2 * (x * x + z * z);
+    R[5] = 2 * (y * z - w * x);
+    R[6] = 2 * (x * z - w * y);
+    R[7] = 2 * (y * z + w * x);
+    R[8] = 1 - 2 * (x * x + y * y);
+}
+
+void body_shape_fit(const psb_body *b, double centre[3], double R[9]) {
+    // The centroid, about the first point so that far from the origin the
+    // sums do not cancel.
+    const double o[3] = {b->x[0][0], b->x[1][0], b->x[2][0]};
+    double sum[3] = {0.0, 0.0, 0.0};
+    for (int c = 0; c < 3; c++) {
+        for (int k = 0; k < b->n; k++) {
+            sum[c] += b->x[c][k] - o[c];
+        }
+        centre[c] = o[c] + sum[c] / b->n;
+    }
+    // S = sum q r^T; the q sum to zero, so r may be taken about any origin.
+    double S[9] = {0.0};
+    for (int a = 0; a < 3; a++) {
+        for (int c = 0; c < 3; c++) {
+            double s = 0.0;
+            const double *q = b->shape_q[a], *x = b->x[c];
+            for (int k = 0; k < b->n; k++) {
+                s += q[k] * (x[k] - centre[c]);
+            }
+            S[3 * a + c] = s;
+        }
+    }
+    if (b->kind == PSB_RING) {
+        // theta = atan2(sum q x r, sum q . r), about z.
+        const double theta = atan2(S[1] - S[3], S[0] + S[4]);
+        const double cs = cos(theta), sn = sin(theta);
+        const double ring[9] = {cs, -sn, 0.0, sn, cs, 0.0, 0.0, 0.0, 1.0};
+        memcpy(R, ring, sizeof ring);
+        return;
+    }
+    horn_rotation(S, R);
+}
+
+// Adds k (g - x) to f for every point; returns the energy 1/2 k sum |g - x|^2.
+static double shape_forces(psb_body *b, double k, bool add) {
+    double centre[3], R[9];
+    body_shape_fit(b, centre, R);
+    double energy = 0.0;
+    for (int i = 0; i < b->n; i++) {
+        const double q[3] = {b->shape_q[0][i], b->shape_q[1][i], b->shape_q[2][i]};
+        for (int c = 0; c < 3; c++) {
+            const double goal =
+                centre[c] + R[3 * c] * q[0] + R[3 * c + 1] * q[1] + R[3 * c + 2] * q[2];
+            const double d = goal - b->x[c][i];
+            energy += d * d;
+            if (add) {
+                b->f[c][i] += k * d;
+            }
+        }
+    }
+    return 0.5 * k * energy;
+}
+
+double body_shape_energy(psb_body *b) {
+    return b->params.shape_k > 0.0 ? shape_forces(b, b->params.shape_k, false) : 0.0;
+}
+
+void body_extra_forces(psb_body *b, const psb_world *w, double t) {
+    const psb_body_params *bp = &b->params;
+    if (bp->shape_k > 0.0) {
+        shape_forces(b, bp->shape_k, true);
+    }
+    if (!(bp->wind_drag > 0.0 && wind_active(&w->params))) {
+        return;
+    }
+    const bool ring = b->kind == PSB_RING;
+    for (int i = 0; i < b->n; i++) {
+        const double N[3] = {b->grad[0][i], b->grad[1][i], ring ? 0.0 : b->grad[2][i]};
+        const double area = sqrt(N[0] * N[0] + N[1] * N[1] + N[2] * N[2]);
+        if (!(area > 0.0)) {
+            continue;
+        }
+        const psb_vec3 wind =
+            psb_world_wind_at(w, (psb_vec3){b->x[0][i], b->x[1][i], b->x[2][i]}, t);
+        const double rel[3] = {wind.x - b->v[0][i], wind.y - b->v[1][i],
+                               ring ? 0.0 : wind.z - b->v[2][i]};
+        // c_d |N| ((w - v) . n) n = c_d ((w - v) . N) N / |N|
+        const double s = bp->wind_drag * (rel[0] * N[0] + rel[1] * N[1] + rel[2] * N[2]) / area;
+        for (int c = 0; c < (ring ? 2 : 3); c++) {
+            b->f[c][i] += s * N[c];
+        }
+    }
+}
+
+// Solves the symmetric 3x3 system I w = L; false when I is (nearly) singular.
+static bool solve3(const double I[9], const double L[3], double w[3]) {
+    const double c00 = I[4] * I[8] - I[5] * I[7];
+    const double c01 = I[5] * I[6] - I[3] * I[8];
+    const double c02 = I[3] * I[7] - I[4] * I[6];
+    const double det = I[0] * c00 + I[1] * c01 + I[2] * c02;
+    const double tr = I[0] + I[4] + I[8];
+    if (!(fabs(det) > 1e-12 * tr * tr * tr)) {
+        return false;
+    }
+    const double inv[9] = {
+        c00, I[2] * I[7] - I[1] * I[8], I[1] * I[5] - I[2] * I[4],
+        c01, I[0] * I[8] - I[2] * I[6], I[2] * I[3] - I[0] * I[5],
+        c02, I[1] * I[6] - I[0] * I[7], I[0] * I[4] - I[1] * I[3],
+    };
+    for (int r = 0; r < 3; r++) {
+        w[r] = (inv[3 * r] * L[0] + inv[3 * r + 1] * L[1] + inv[3 * r + 2] * L[2]) / det;
+    }
+    return true;
+}
+
+void body_shape_damp(psb_body *b, double h) {
+    const double rate = b->params.shape_damping;
+    if (!(rate > 0.0)) {
+        return;
+    }
+    // Centre of mass, its velocity (pinned points, of infinite mass, left
+    // out: they do not move anyway).
+    const double o[3] = {b->x[0][0], b->x[1][0], b->x[2][0]};
+    double M = 0.0, xc[3] = {0, 0, 0}, vc[3] = {0, 0, 0};
+    for (int k = 0; k < b->n; k++) {
+        if (b->inv_mass[k] == 0.0) {
+            continue;
+        }
+        const double m = b->mass[k];
+        M += m;
+        for (int c = 0; c < 3; c++) {
+            xc[c] += m * (b->x[c][k] - o[c]);
+            vc[c] += m * b->v[c][k];
+        }
+    }
+    if (!(M > 0.0)) {
+        return;
+    }
+    for (int c = 0; c < 3; c++) {
+        xc[c] = o[c] + xc[c] / M;
+        vc[c] /= M;
+    }
+    // Angular momentum and inertia tensor about the centre of mass.
+    double L[3] = {0, 0, 0}, I[9] = {0};
+    for (int k = 0; k < b->n; k++) {
+        if (b->inv_mass[k] == 0.0) {
+            continue;
+        }
+        const double m = b->mass[k];
+        const double r[3] = {b->x[0][k] - xc[0], b->x[1][k] - xc[1], b->x[2][k] - xc[2]};
+        const double u[3] = {b->v[0][k] - vc[0], b->v[1][k] - vc[1], b->v[2][k] - vc[2]};
+        L[0] += m * (r[1] * u[2] - r[2] * u[1]);
+        L[1] += m * (r[2] * u[0] - r[0] * u[2]);
+        L[2] += m * (r[0] * u[1] - r[1] * u[0]);
+        const double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        for (int a = 0; a < 3; a++) {
+            for (int c = 0; c < 3; c++) {
+                I[3 * a + c] += m * ((a == c ? r2 : 0.0) - r[a] * r[c]);
+            }
+        }
+    }
+    double w[3] = {0, 0, 0};
+    if (!solve3(I, L, w)) {
+        w[0] = w[1] = w[2] = 0.0; // a line of points: only the linear part
+    }
+    const double keep = exp(-rate * h);
+    for (int k = 0; k < b->n; k++) {
+        if (b->inv_mass[k] == 0.0) {
+            continue;
+        }
+        const double r[3] = {b->x[0][k] - xc[0], b->x[1][k] - xc[1], b->x[2][k] - xc[2]};
+        const double u[3] = {vc[0] + w[1] * r[2] - w[2] * r[1], vc[1] + w[2] * r[0] - w[0] * r[2],
+                             vc[2] + w[0] * r[1] - w[1] * r[0]};
+        for (int c = 0; c < 3; c++) {
+            b->v[c][k] = u[c] + (b->v[c][k] - u[c]) * keep;
+        }
+    }
+}
+
+// --- Pins -------------------------------------------------------------------
+
+int body_pin_slot(const psb_body *b, int k) {
+    for (int s = 0; s < b->pin_count; s++) {
+        if (b->pin_index[s] == k) {
+            return s;
+        }
+    }
+    return -1;
+}
+
+void body_hold_pins(psb_body *b, int i0, int i1) {
+    for (int s = 0; s < b->pin_count; s++) {
+        const int k = b->pin_index[s];
+        if (k < i0 || k >= i1) {
+            continue;
+        }
+        b->x[0][k] = b->pin_pos[s].x;
+        b->x[1][k] = b->pin_pos[s].y;
+        b->x[2][k] = b->pin_pos[s].z;
+        b->v[0][k] = b->v[1][k] = b->v[2][k] = 0.0;
+    }
+}
