@@ -122,14 +122,13 @@ static void make_slots(const psb_body *b, scratch *s) {
             memset(kind, 3, (size_t)d);
             continue;
         }
-        int slots = 2 * d;
+        s->slots[i] = 2 * d;
         for (int q = 0; q < d; q++) {
             nb[2 * q] = pr[2 * q];
             nb[2 * q + 1] = pr[2 * q + 1];
             kind[2 * q] = 2;
             kind[2 * q + 1] = 0;
         }
-        s->slots[i] = slots;
         // One spring per distinct neighbour, at its first slot.
         for (int a = 0; a < 2 * d; a++) {
             bool first_time = true;

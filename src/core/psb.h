@@ -280,8 +280,8 @@ psb_status psb_body_set_params(psb_world *world, int body, const psb_body_params
 
 /// An estimate of the largest sub-step h (s) at which symplectic Euler and
 /// velocity Verlet stay stable for this body's springs, from the stiffest
-/// point: h^2 w^2 + 2 h g < 4 with w^2 = 2 ks deg / m and g = 2 kd deg / m
-/// (deg: springs at the point, m: its mass). Rather cautious; explicit Euler
+/// point: h^2 w^2 + 2 h g < 4 with w^2 = (2 ks deg + k_shape) / m and
+/// g = 2 kd deg / m (deg: springs at the point, m: its mass). Rather cautious; explicit Euler
 /// and Heun need smaller steps still, RK4 a little less.
 double psb_body_stable_substep(const psb_world *world, int body);
 

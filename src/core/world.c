@@ -649,7 +649,8 @@ double psb_body_stable_substep(const psb_world *w, int body) {
         // Largest eigenvalues of the point's spring stiffness and damping
         // blocks, bounded by their sums over its springs.
         const double inv_mass = 1.0 / b->mass_pub[i];
-        const double w2 = 2.0 * b->params.spring_k * degree[i] * inv_mass;
+        // The shape matching spring adds its k_shape to the point's own.
+        const double w2 = (2.0 * b->params.spring_k * degree[i] + b->params.shape_k) * inv_mass;
         const double g = 2.0 * b->params.spring_damping * degree[i] * inv_mass;
         // Positive root of h^2 w^2 + 2 h g = 4.
         double h;
