@@ -53,15 +53,16 @@ psb_vec3 psb_world_wind_at(const psb_world *w, psb_vec3 p, double t) {
     psb_vec3 u = pr->wind;
     const double a = pr->wind_turbulence;
     if (a > 0.0) {
-        // Gusts: a few travelling waves of different directions, wavelengths
-        // (2-7 m) and periods (1.5-4 s); each component stays within +-a.
-        const double s = a / 1.5;
-        u.x += s * (sin(1.3 * p.x + 0.7 * p.y - 2.1 * t) +
-                    0.5 * sin(2.9 * p.z - 1.7 * p.x + 3.3 * t + 1.0));
-        u.y +=
-            s * (sin(1.1 * p.y - 0.9 * p.z + 1.7 * t + 2.0) + 0.5 * sin(2.3 * p.x - 2.7 * t + 4.0));
-        u.z +=
-            s * (sin(1.9 * p.x + 0.5 * p.y - 4.1 * t + 3.0) + 0.5 * sin(3.1 * p.y - 1.9 * t + 5.0));
+        // Gusts: a field of waves of 2-5 m that the wind carries along (taken
+        // at s = p - w t) and that changes slowly as it goes (periods of
+        // 7-20 s); each component stays within +-a.
+        const double sx = p.x - u.x * t, sy = p.y - u.y * t, sz = p.z - u.z * t;
+        const double g = a / 1.5;
+        u.x += g * (sin(1.3 * sx + 0.7 * sy + 0.4 * t) +
+                    0.5 * sin(2.9 * sz - 1.7 * sx + 0.9 * t + 1.0));
+        u.y += g * (sin(1.1 * sy - 0.9 * sz + 0.3 * t + 2.0) + 0.5 * sin(2.3 * sx + 0.5 * t + 4.0));
+        u.z += g * (sin(1.9 * sx + 0.5 * sy + 0.6 * t + 3.0) +
+                    0.5 * sin(3.1 * sx + 1.1 * sy + 0.8 * t + 5.0));
     }
     return u;
 }

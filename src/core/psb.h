@@ -273,7 +273,8 @@ const int *psb_body_triangles(const psb_world *world, int body, int *count);
 /// Measures volume, pressure, energies and so on at the current state.
 psb_body_state psb_body_measure(const psb_world *world, int body);
 
-/// The material of a body, and a change to it (validated; refused = unchanged).
+/// The material of a body, and a change to it (validated, and a cloth's gas must
+/// stay 0; refused = unchanged).
 const psb_body_params *psb_body_get_params(const psb_world *world, int body);
 psb_status psb_body_set_params(psb_world *world, int body, const psb_body_params *params,
                                psb_error *err);

@@ -676,6 +676,12 @@ psb_status psb_body_set_params(psb_world *w, int body, const psb_body_params *pa
     if (status != PSB_OK) {
         return status;
     }
+    if (b->kind == PSB_CLOTH && (params->gas_nrt != 0.0 || params->outside_pressure != 0.0)) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "gas_nrt, outside_pressure: a cloth holds no gas; expected 0, got %g "
+                             "and %g",
+                             params->gas_nrt, params->outside_pressure);
+    }
     const bool masses =
         params->mass != b->params.mass || params->mass_by_area != b->params.mass_by_area;
     b->params = *params;

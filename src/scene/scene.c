@@ -149,7 +149,8 @@ static psb_status add_body(psb_scene *scene, const psb_mesh *mesh, double x, dou
     return place_body(scene, mesh, at, nrt, label, color, err);
 }
 
-static psb_status add_ring(psb_scene *scene, psb_error *err) {
+// The ring with the medium gas, its lowest point `height` above the floor.
+static psb_status add_ring_at(psb_scene *scene, double height, psb_error *err) {
     const psb_scene_config *c = &scene->config;
     psb_mesh ring;
     psb_status status = psb_mesh_ring(&ring, c->ring_points, c->radius, err);
@@ -157,9 +158,14 @@ static psb_status add_ring(psb_scene *scene, psb_error *err) {
         return status;
     }
     const double nrt = c->gas_scale[1] * psb_default_gas_nrt(PSB_RING);
-    status = add_body(scene, &ring, 0.0, 0.0, nrt, "ring (2D)", ring_color, err);
+    const placement at = {0.0, 0.0, height, NULL};
+    status = place_body(scene, &ring, at, nrt, "ring (2D)", ring_color, err);
     psb_mesh_free(&ring);
     return status;
+}
+
+static psb_status add_ring(psb_scene *scene, psb_error *err) {
+    return add_ring_at(scene, scene->config.drop_height, err);
 }
 
 // The ring alone: the 2D view's body, and a stage for loaded models.
@@ -262,7 +268,7 @@ static psb_status build_shape(psb_scene *scene, psb_error *err) {
 }
 
 // A flag: a cloth pinned at its two left corners, in a gusty wind along +x
-// that also blows on the ring in the 2D view.
+// that also swings the ring, hung from a pin at its top, in the 2D view.
 static psb_status build_flag(psb_scene *scene, psb_error *err) {
     static const float flag_color[3] = {0.85f, 0.22f, 0.25f};
     psb_scene_config *c = &scene->config;
@@ -271,7 +277,12 @@ static psb_status build_flag(psb_scene *scene, psb_error *err) {
     params.wind_turbulence = c->flag_turbulence;
     psb_status status = psb_world_set_params(scene->world, &params, err);
     if (status == PSB_OK) {
-        status = add_ring(scene, err);
+        status = add_ring_at(scene, 0.6, err);
+    }
+    if (status == PSB_OK) {
+        // The ring hangs from a pin at its top, so the wind swings it.
+        const int top = c->ring_points / 4;
+        status = psb_body_pin(scene->world, 0, top, psb_body_positions(scene->world, 0)[top], err);
     }
     if (status != PSB_OK) {
         return status;
@@ -358,7 +369,7 @@ static const scene_entry scenes[] = {
      "shape matching against pressure: a square ring and a cube with gas only, shape "
      "matching only, and both",
      build_shape},
-    {"flag", "a cloth pinned at two corners in a gusty wind along +x (and the ring in it)",
+    {"flag", "a cloth pinned at two corners in a gusty wind along +x; the ring hangs in it",
      build_flag},
     {"planets", "static spheres of different sizes that rings and balls fall onto and roll over",
      build_planets},

@@ -34,13 +34,23 @@ void app_message(app *a, bool error, const char *fmt, ...) {
     }
 }
 
+bool wind_blowing(const psb_params *p) {
+    return p->wind.x != 0.0 || p->wind.y != 0.0 || p->wind.z != 0.0 || p->wind_turbulence > 0.0;
+}
+
 void app_apply_controls(app *a) {
     psb_scene *s = &a->scene;
+    const psb_scene_config *c = &a->config.scene_config;
     psb_error err = {0};
     for (int b = 0; b < s->body_count; b++) {
         psb_body_params p = *psb_body_get_params(s->world, b);
         p.gas_nrt = s->bodies[b].gas_nrt * a->gas_scale;
-        p.spring_k = s->config.params.body.spring_k * a->stiffness_scale;
+        p.spring_k = a->built_spring_k[b] * a->stiffness_scale;
+        if (a->shape != SHAPE_AS_BUILT) {
+            const bool on = a->shape == SHAPE_ALL_ON;
+            p.shape_k = on ? c->shape_k : 0.0;
+            p.shape_damping = on ? c->shape_damping : 0.0;
+        }
         if (psb_body_set_params(s->world, b, &p, &err) != PSB_OK) {
             app_message(a, true, "%s", err.message);
         }
@@ -48,6 +58,8 @@ void app_apply_controls(app *a) {
     psb_params params = *psb_world_params(s->world);
     params.gravity = a->gravity_on ? s->config.params.gravity : 0.0;
     params.integrator = a->integrator;
+    params.wind = a->wind_on ? a->wind : (psb_vec3){0.0, 0.0, 0.0};
+    params.wind_turbulence = a->wind_on ? a->wind_turbulence : 0.0;
     if (psb_world_set_params(s->world, &params, &err) != PSB_OK ||
         psb_scene_refresh_substeps(s, &err) != PSB_OK) {
         app_message(a, true, "%s", err.message);
@@ -69,14 +81,29 @@ void app_reset_bodies(app *a) {
 
 // Makes the new scene current: GPU buffers sized for it, the keys' changes
 // applied, measures and plots restarted. The old scene is freed.
+// What a scene brings with it (its shape matching, its wind, each body's
+// stiffness) is in force after the change; the keys' gas, stiffness scale,
+// gravity and integrator carry over.
 static bool install_scene(app *a, psb_scene *next) {
     if (a->grab.body >= 0) {
         a->grab.body = -1;
         a->drag = DRAG_NONE;
     }
+    a->grab.pin_body = -1;
     psb_scene_destroy(&a->scene);
     a->scene = *next;
     memset(next, 0, sizeof *next);
+    for (int b = 0; b < a->scene.body_count; b++) {
+        a->built_spring_k[b] = psb_body_get_params(a->scene.world, b)->spring_k;
+    }
+    a->shape = SHAPE_AS_BUILT;
+    // B switches the scene's own wind off and on; in a still scene, the
+    // configured one (--wind, or the flag scene's).
+    const psb_params *built = psb_world_params(a->scene.world);
+    a->wind_on = wind_blowing(built);
+    a->wind = a->wind_on ? built->wind : a->config.scene_config.flag_wind;
+    a->wind_turbulence =
+        a->wind_on ? built->wind_turbulence : a->config.scene_config.flag_turbulence;
     app_apply_controls(a);
     plots_clear(&a->plots);
     // A first guess at the cost of a sub-step (30 ns a point), so that a
@@ -97,17 +124,114 @@ static bool install_scene(app *a, psb_scene *next) {
     return true;
 }
 
-void app_load_builtin(app *a) {
+// The view of the default scene fits everything below these heights above
+// the floor (the HUD covers the top of both views): m.
+#define FIT_TOP_3D 2.05
+#define FIT_TOP_2D 2.4
+
+void app_frame_scene(app *a) {
+    const psb_world *w = a->scene.world;
+    const double floor_y = psb_world_params(w)->floor_y;
+    // The 3D content's top, the 2D content's x range and top, as built.
+    double top3 = floor_y, top2 = floor_y, x0 = INFINITY, x1 = -INFINITY;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        const psb_vec3 *x = psb_body_positions(w, b);
+        const bool ring = psb_body_get_kind(w, b) == PSB_RING;
+        for (int i = 0; i < psb_body_point_count(w, b); i++) {
+            if (ring) {
+                top2 = fmax(top2, x[i].y);
+                x0 = fmin(x0, x[i].x);
+                x1 = fmax(x1, x[i].x);
+            } else {
+                top3 = fmax(top3, x[i].y);
+            }
+        }
+    }
+    for (int k = 0; k < psb_world_sphere_count(w); k++) {
+        psb_vec3 c;
+        double r;
+        psb_world_sphere(w, k, &c, &r);
+        top3 = fmax(top3, c.y + r);
+        if (r * r > c.z * c.z) {
+            const double q = sqrt(r * r - c.z * c.z); // the cross-section with z = 0
+            top2 = fmax(top2, c.y + q);
+            x0 = fmin(x0, c.x - q);
+            x1 = fmax(x1, c.x + q);
+        }
+    }
+    // 3D: the default camera, raised and pulled back for a taller scene.
+    a->cam = camera_default();
+    const double excess = top3 - (floor_y + FIT_TOP_3D);
+    if (isfinite(excess) && excess > 0.0) {
+        a->cam.target[1] += (float)(0.5 * excess);
+        a->cam.distance += (float)(1.2 * excess);
+    }
+    // 2D: at zoom 1 the view is 3.1 m tall from 0.3 m below the floor, and
+    // 3.1 m times its aspect wide; zoom out to fit the rings' (and the
+    // spheres') width and height, the floor as many pixels up.
+    double zoom = 1.0;
+    if (isfinite(top2) && top2 > floor_y + FIT_TOP_2D) {
+        zoom = fmin(zoom, FIT_TOP_2D / (top2 - floor_y));
+    }
+    const double width_1 = 3.1 * a->view2d.w / fmax(a->view2d.h, 1.0);
+    if (x1 > x0 && isfinite(x1 - x0)) {
+        zoom = fmin(zoom, width_1 / (x1 - x0 + 0.8));
+    }
+    a->view2d_zoom = (float)fmax(zoom, 0.25);
+    a->view2d_center[0] = x1 > x0 && isfinite(x1 + x0) ? 0.5 * (x0 + x1) : 0.0;
+    a->view2d_center[1] = floor_y + 1.25 / a->view2d_zoom;
+    app_layout(a);
+}
+
+bool app_load_scene(app *a, const char *name) {
     psb_scene next;
     psb_error err = {0};
-    if (psb_scene_build(&next, a->scene_name, &a->config.scene_config, &err) != PSB_OK) {
-        app_message(a, true, "scene %s: %s", a->scene_name, err.message);
+    if (psb_scene_build(&next, name, &a->config.scene_config, &err) != PSB_OK) {
+        app_message(a, true, "scene %s: %s", name, err.message);
+        return false;
+    }
+    snprintf(a->scene_name, sizeof a->scene_name, "%s", name);
+    a->models_loaded = false;
+    if (!install_scene(a, &next)) {
+        return false;
+    }
+    app_frame_scene(a);
+    const int index = psb_scene_find(name);
+    app_message(a, false, "scene '%s': %s", name, psb_scene_summary(index));
+    return true;
+}
+
+void app_load_builtin(app *a) {
+    char name[sizeof a->scene_name];
+    snprintf(name, sizeof name, "%s", a->scene_name);
+    app_load_scene(a, name);
+}
+
+int app_scene_entry(const app *a) {
+    return a->models_loaded ? psb_scene_count() : psb_scene_find(a->scene.name);
+}
+
+int app_scene_entries(const app *a) {
+    return psb_scene_count() + (a->model_path_count > 0);
+}
+
+void app_switch_scene(app *a, int entry) {
+    if (entry >= 0 && entry < psb_scene_count()) {
+        app_load_scene(a, psb_scene_name(entry));
         return;
     }
-    a->models_loaded = false;
-    if (install_scene(a, &next)) {
-        app_message(a, false, "scene '%s'", a->scene_name);
+    if (entry != psb_scene_count() || a->model_path_count == 0) {
+        return;
     }
+    // The paths are copied: loading rewrites the list.
+    char copies[PSB_VIEWER_MAX_FILES][PATH_SIZE];
+    const char *paths[PSB_VIEWER_MAX_FILES];
+    const int count = a->model_path_count;
+    for (int i = 0; i < count; i++) {
+        snprintf(copies[i], PATH_SIZE, "%s", a->model_paths[i]);
+        paths[i] = copies[i];
+    }
+    app_load_files(a, paths, count);
 }
 
 static const char *base_name(const char *path) {
@@ -173,12 +297,24 @@ void app_load_files(app *a, const char *const *paths, int count) {
     int bodies = 0, files = 0;
     long points = 0;
     char summary[160] = "";
+    bool good[PSB_VIEWER_MAX_FILES] = {false};
     for (int i = 0; i < count; i++) {
-        files += load_file(a, &next, paths[i], &bodies, &points, summary, sizeof summary);
+        const bool ok = load_file(a, &next, paths[i], &bodies, &points, summary, sizeof summary);
+        files += ok;
+        if (i < PSB_VIEWER_MAX_FILES) {
+            good[i] = ok;
+        }
     }
     if (bodies == 0) {
         psb_scene_destroy(&next);
         return; // the message says why; the scene keeps running as it was
+    }
+    // The files that loaded are the scene list's last entry (Tab comes back to them).
+    a->model_path_count = 0;
+    for (int i = 0; i < count && i < PSB_VIEWER_MAX_FILES; i++) {
+        if (good[i]) {
+            snprintf(a->model_paths[a->model_path_count++], PATH_SIZE, "%s", paths[i]);
+        }
     }
     char error[MESSAGE_SIZE];
     const bool had_error = files < count;
@@ -457,9 +593,7 @@ static app *app_create(const psb_viewer_config *config) {
     a->integrator = config->scene_config.params.integrator;
     a->grab.body = -1;
     a->grab.last_poke_body = -1;
-    a->cam = camera_default();
-    a->view2d_zoom = 1.0f;
-    a->view2d_center[1] = config->scene_config.params.floor_y + 1.25;
+    a->grab.pin_body = -1;
     a->virtual_clock = !config->realtime && (config->frames > 0 || config->input_script);
     a->frame_time_cap = config->frames > 0 ? config->frames : 1L << 20;
     a->frame_times = malloc((size_t)a->frame_time_cap * sizeof *a->frame_times);
@@ -509,6 +643,7 @@ int psb_viewer_run(const psb_viewer_config *config) {
         app_free(a);
         return 1;
     }
+    app_frame_scene(a);
     a->message[0] = '\0';
     if (config->file_count > 0) {
         app_load_files(a, config->files, config->file_count);

@@ -23,8 +23,10 @@ enum {
     MAX_PENDING_DROPS = 8,   ///< files one drop may carry
     PATH_SIZE = 1024,
     MESSAGE_SIZE = 600,
-    TEXT_QUADS = 40000, ///< capacity of the quad batches (HUD, help, panels)
-    AUTO_MSAA = 4,      ///< samples per pixel when the GPU is real
+    TEXT_QUADS = 40000,  ///< capacity of the quad batches (HUD, help, panels)
+    AUTO_MSAA = 4,       ///< samples per pixel when the GPU is real
+    MAX_PIN_MARKS = 256, ///< pinned points marked in the 3D view (more are counted as dropped)
+    SPHERE_LEVEL = 3,    ///< icosphere level of the static spheres drawn in 3D
 };
 
 /// Overlays, each toggled by a key.
@@ -36,6 +38,13 @@ typedef enum overlay {
     OVERLAY_STRAIN,
     OVERLAY_COUNT,
 } overlay;
+
+/// Shape matching: as the scene built it, or switched on or off for every body (M).
+typedef enum shape_mode {
+    SHAPE_AS_BUILT,
+    SHAPE_ALL_ON,
+    SHAPE_ALL_OFF,
+} shape_mode;
 
 /// A rectangle in framebuffer pixels, origin at the top left.
 typedef struct rect {
@@ -53,16 +62,21 @@ typedef enum drag_mode {
 /// The point the mouse holds: pulled toward the cursor on a plane through
 /// the picked point that faces the camera (the z = 0 plane in 2D).
 typedef struct grab_state {
-    int body;           ///< -1 when nothing is held
-    int point;          ///< the grabbed point
-    bool in_2d;         ///< held in the 2D view
-    double plane_p[3];  ///< a point of the drag plane, m
-    double plane_n[3];  ///< its unit normal
-    psb_vec3 start;     ///< the point's position when grabbed, m
-    psb_vec3 target;    ///< where the cursor pulls it, m
-    int grabs;          ///< grabs so far
-    int pokes;          ///< impulses so far
-    int last_poke_body; ///< body of the last impulse, or -1
+    int body;            ///< -1 when nothing is held
+    int point;           ///< the grabbed point
+    bool in_2d;          ///< held in the 2D view
+    double plane_p[3];   ///< a point of the drag plane, m
+    double plane_n[3];   ///< its unit normal
+    psb_vec3 start;      ///< the point's position when grabbed, m
+    psb_vec3 target;     ///< where the cursor pulls it, m
+    psb_vec3 pin_offset; ///< a pinned point's pin follows target + this, m
+    int grabs;           ///< grabs so far
+    int pokes;           ///< impulses so far
+    int last_poke_body;  ///< body of the last impulse, or -1
+    int pins, unpins;    ///< points pinned and unpinned with T so far
+    int pin_body;        ///< body of the last point pinned, unpinned or moved (-1: none)
+    int pin_point;       ///< that point
+    psb_vec3 pin_at;     ///< where its pin was put last, m
 } grab_state;
 
 /// Values over time for the plots: one ring buffer per body and quantity.
@@ -113,12 +127,21 @@ typedef struct app {
 
     // The scene and what the keys changed about it (kept across reloads).
     psb_scene scene;
-    char scene_name[32];    ///< the built-in scene to return to
-    bool models_loaded;     ///< the 3D view shows loaded OBJ files
+    char scene_name[32];                               ///< the built-in scene to return to
+    bool models_loaded;                                ///< the 3D view shows loaded OBJ files
+    char model_paths[PSB_VIEWER_MAX_FILES][PATH_SIZE]; ///< the OBJ files loaded last
+    int model_path_count;   ///< how many (0: the scene list has no models entry)
     double gas_scale;       ///< multiplies every body's gas amount
     double stiffness_scale; ///< multiplies the spring stiffness
     bool gravity_on;
     psb_integrator integrator;
+    // What the scene brought, set again by each scene change: shape matching
+    // and the wind (M and B change them), each body's spring stiffness.
+    shape_mode shape;
+    bool wind_on;
+    psb_vec3 wind;                     ///< the wind B switches on, m/s
+    double wind_turbulence;            ///< its gusts, m/s
+    double built_spring_k[MAX_BODIES]; ///< N/m, as built: ] and [ scale it
     double mean_face_area[MAX_BODIES]; ///< rest shape, m² (2D: mean edge length, m)
     psb_body_state state[MAX_BODIES];  ///< measured this frame
     plot_history plots;
@@ -186,6 +209,7 @@ typedef struct app {
     GLuint quad_ibo;
     batch bg;      ///< viewport backgrounds (pixels)
     batch tris3d;  ///< 3D shadows under the bodies (world, blended)
+    batch pins3d;  ///< 3D pin markers (world, depth-tested)
     batch lines3d; ///< 3D overlays (world)
     batch fill2d;  ///< ring fills: stencil fan then cover quad (2D world)
     batch tris2d;  ///< 2D shapes (2D world)
@@ -202,8 +226,10 @@ typedef struct app {
     int fill_rings;
     bool gpu_ready; ///< the buffers are sized for the scene
     GLuint mesh_vao, mesh_vbo, mesh_ibo;
-    mvert *mesh_verts; ///< every 3D body's vertices, one after another
-    int mesh_vert_count, mesh_index_count;
+    mvert *mesh_verts;           ///< every 3D body's vertices, one after another, then the spheres'
+    int mesh_vert_count;         ///< the bodies' vertices (updated every frame)
+    int mesh_index_count;        ///< all indices: closed surfaces (culled), then cloths (two-sided)
+    int mesh_closed_index_count; ///< the first indices: shells and static spheres
     int vertex_base[MAX_BODIES]; ///< first vertex of each 3D body in mesh_verts (-1: 2D)
     float *strain_sum;           ///< per vertex: summed strain of its springs
     float *strain_n;             ///< per vertex: springs summed
@@ -225,7 +251,20 @@ void app_message(app *a, bool error, const char *fmt, ...)
 void app_load_files(app *a, const char *const *paths, int count);
 /// Rebuilds the built-in scene (drops loaded models).
 void app_load_builtin(app *a);
-/// Writes the key's changes (gas, stiffness, gravity, integrator) into the world.
+/// Builds and shows the scene called name; on failure says why and keeps the scene.
+bool app_load_scene(app *a, const char *name);
+/// The scene list's entry shown: a psb_scene index, psb_scene_count() for the
+/// loaded models, -1 if neither.
+int app_scene_entry(const app *a);
+/// Frames the scene: the camera and the 2D view as for the default scene,
+/// pulled back for a scene that reaches higher or wider.
+void app_frame_scene(app *a);
+/// Entries in the scene list: the scenes, and the loaded models if any.
+int app_scene_entries(const app *a);
+/// Shows entry `entry` of the scene list.
+void app_switch_scene(app *a, int entry);
+/// Writes the keys' changes (gas, stiffness, gravity, integrator, shape
+/// matching, wind) into the world.
 void app_apply_controls(app *a);
 /// Puts every body back as it was built and clears the plots.
 void app_reset_bodies(app *a);
@@ -245,6 +284,8 @@ void input_drop(app *a, int count, const char **paths);
 void input_update_grab(app *a);
 /// Screen position (window coordinates) of a body's centroid, for scripts.
 bool input_body_screen_pos(app *a, int body, double *x, double *y);
+/// Screen position (window coordinates) of one point of a body, for scripts.
+bool input_point_screen_pos(app *a, int body, int point, double *x, double *y);
 
 // script.c
 /// Reads a script; on failure writes "FILE:LINE: ..." into error.
@@ -302,5 +343,10 @@ void output_report(const app *a, FILE *out);
 
 /// Colour of a strain value: blue compressed, white at rest, red stretched.
 rgba strain_color(float strain);
+/// The static spheres' colour (a sandstone grey) and the pin markers' colour, sRGB.
+extern const float sphere_color[3];
+extern const float pin_color[3];
+/// Is the world's wind blowing (a mean wind or gusts)?
+bool wind_blowing(const psb_params *p);
 
 #endif

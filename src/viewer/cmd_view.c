@@ -17,8 +17,11 @@ typedef struct view_options {
     int size[2];    // --size W x H, screen coordinates
     int substeps;   // 0 = auto
     int integrator; // a psb_integrator, as the choice table stores it
+    int scene;      // a psb_scene index
     bool no_vsync;
-    double gravity; // m/s²
+    double gravity;         // m/s²
+    psb_vec3 wind;          // m/s, for every scene (and the flag's)
+    double wind_turbulence; // m/s
 } view_options;
 
 #define VIEW_FIELD(field) offsetof(view_options, field)
@@ -71,6 +74,24 @@ static const char *integrator_choice(int index) {
     return psb_integrator_name((psb_integrator)index);
 }
 
+static bool parse_wind(const char *text, void *field, char *expected, size_t expected_size) {
+    psb_vec3 *wind = field;
+    snprintf(expected, expected_size, "three numbers X,Y,Z in m/s (e.g. 6,0,0)");
+    double v[3];
+    if (!psb_options_parse_numbers(text, v, 3)) {
+        return false;
+    }
+    *wind = (psb_vec3){v[0], v[1], v[2]};
+    return true;
+}
+
+static void show_wind(const void *field, char *out, size_t out_size) {
+    const psb_vec3 *wind = field;
+    const psb_scene_config c = psb_default_scene_config();
+    snprintf(out, out_size, "%g,%g,%g; the flag scene's: %g,%g,%g", wind->x, wind->y, wind->z,
+             c.flag_wind.x, c.flag_wind.y, c.flag_wind.z);
+}
+
 static const psb_option view_table[] = {
     {.name = "size",
      .type = PSB_OPT_CUSTOM,
@@ -112,12 +133,12 @@ static const psb_option view_table[] = {
      .offset = VIEW_FIELD(config.shaders),
      .meta = "DIR",
      .help = "folder with the GLSL files (default: the installed ones, else the source tree's)"},
+    // choice_count is psb_scene_count(), set by view_table_copy.
     {.name = "scene",
-     .type = PSB_OPT_STRING,
-     .offset = VIEW_FIELD(config.scene),
-     .meta = "NAME",
-     .help =
-         "default (the ring and three spheres: low, medium, high gas) or ring (the ring alone)"},
+     .type = PSB_OPT_CHOICE,
+     .offset = VIEW_FIELD(scene),
+     .help = "the scene to start with (listed below; keys 1-9 and Tab switch in the window)",
+     .choice = psb_scene_name},
     {.name = "subdiv",
      .type = PSB_OPT_INT,
      .offset = VIEW_FIELD(config.scene_config.sphere_level),
@@ -188,6 +209,49 @@ static const psb_option view_table[] = {
      .help = "gravitational acceleration along -y (the G key turns it off and on)",
      .min = 0,
      .max = 1000},
+    {.name = "shape-k",
+     .type = PSB_OPT_NUMBER,
+     .offset = VIEW_FIELD(config.scene_config.shape_k),
+     .meta = "K",
+     .unit = "N/m",
+     .help = "shape matching stiffness k_shape: the shape scene's matched bodies, and every body "
+             "when M switches shape matching on",
+     .min = 0,
+     .max = INFINITY,
+     .min_open = true},
+    {.name = "shape-damping",
+     .type = PSB_OPT_NUMBER,
+     .offset = VIEW_FIELD(config.scene_config.shape_damping),
+     .meta = "R",
+     .unit = "1/s",
+     .help = "shape matching's damping rate (toward the best rigid motion), as for --shape-k",
+     .min = 0,
+     .max = INFINITY},
+    {.name = "wind",
+     .type = PSB_OPT_CUSTOM,
+     .offset = VIEW_FIELD(wind),
+     .meta = "X,Y,Z",
+     .unit = "m/s",
+     .help = "wind velocity in every scene (the flag scene's too); B switches it off and on",
+     .parse = parse_wind,
+     .show = show_wind},
+    {.name = "wind-turbulence",
+     .type = PSB_OPT_NUMBER,
+     .offset = VIEW_FIELD(wind_turbulence),
+     .meta = "A",
+     .unit = "m/s",
+     .help = "amplitude of the gusts added to the wind, in every scene (the flag scene's too)",
+     .min = 0,
+     .max = INFINITY,
+     .default_text = "0; the flag scene's: 2"},
+    {.name = "wind-drag",
+     .type = PSB_OPT_NUMBER,
+     .offset = VIEW_FIELD(config.scene_config.params.body.wind_drag),
+     .meta = "C",
+     .unit = "kg/(m^2*s)",
+     .help = "how hard the wind pushes on every body: F = C A ((w - v).n) n per point",
+     .min = 0,
+     .max = INFINITY},
     {.name = "grab-k",
      .type = PSB_OPT_NUMBER,
      .offset = VIEW_FIELD(config.grab_k),
@@ -227,6 +291,16 @@ static const psb_option view_table[] = {
 enum { VIEW_OPTION_COUNT = (int)(sizeof view_table / sizeof view_table[0]) };
 enum { VIEW_GROUP, REPAIR_GROUP, GROUP_COUNT };
 
+// The table with what is known only at run time: the number of scenes.
+static void view_table_copy(psb_option table[VIEW_OPTION_COUNT]) {
+    memcpy(table, view_table, sizeof view_table);
+    for (int i = 0; i < VIEW_OPTION_COUNT; i++) {
+        if (table[i].choice == psb_scene_name) {
+            table[i].choice_count = psb_scene_count();
+        }
+    }
+}
+
 static view_options default_view_options(void) {
     view_options v;
     memset(&v, 0, sizeof v);
@@ -234,14 +308,17 @@ static view_options default_view_options(void) {
     v.size[0] = v.config.width;
     v.size[1] = v.config.height;
     v.integrator = (int)v.config.scene_config.params.integrator;
+    v.scene = psb_scene_find(v.config.scene);
     v.gravity = v.config.scene_config.params.gravity;
+    v.wind = v.config.scene_config.params.wind;
+    v.wind_turbulence = v.config.scene_config.params.wind_turbulence;
     return v;
 }
 
-static void make_groups(psb_option_group groups[GROUP_COUNT], view_options *view,
-                        psb_mesh_options *repair, int *view_seen, int *repair_seen) {
-    groups[VIEW_GROUP] =
-        (psb_option_group){"Viewer", view_table, VIEW_OPTION_COUNT, view, view_seen};
+static void make_groups(psb_option_group groups[GROUP_COUNT], const psb_option *table,
+                        view_options *view, psb_mesh_options *repair, int *view_seen,
+                        int *repair_seen) {
+    groups[VIEW_GROUP] = (psb_option_group){"Viewer", table, VIEW_OPTION_COUNT, view, view_seen};
     groups[REPAIR_GROUP] = psb_mesh_option_group(repair, repair_seen);
 }
 
@@ -249,8 +326,10 @@ static void print_help(FILE *out) {
     view_options view = default_view_options();
     psb_mesh_options repair = psb_default_mesh_options(false);
     repair.fit = view.config.scene_config.radius;
+    psb_option table[VIEW_OPTION_COUNT];
+    view_table_copy(table);
     psb_option_group groups[GROUP_COUNT];
-    make_groups(groups, &view, &repair, NULL, NULL);
+    make_groups(groups, table, &view, &repair, NULL, NULL);
     fprintf(out, "usage: psb view [options] [FILE.obj ...]\n"
                  "\n"
                  "Opens the viewer: the 2D ring on the left, the 3D bodies on the right, live\n"
@@ -260,6 +339,10 @@ static void print_help(FILE *out) {
                  "Needs a display: without one, run it under 'xvfb-run -a psb view ...'.\n"
                  "\n");
     psb_options_print_help(out, groups, GROUP_COUNT);
+    fprintf(out, "\nScenes (--scene NAME; keys 1-9 in the window, in this order):\n");
+    for (int i = 0; i < psb_scene_count(); i++) {
+        fprintf(out, "  %d %-10s %s\n", i + 1, psb_scene_name(i), psb_scene_summary(i));
+    }
 }
 
 int psb_cmd_view(int argc, char **argv) {
@@ -270,8 +353,10 @@ int psb_cmd_view(int argc, char **argv) {
     view_options view = default_view_options();
     psb_mesh_options repair = psb_default_mesh_options(true);
     int view_seen[VIEW_OPTION_COUNT] = {0}, repair_seen[PSB_MESH_OPTION_COUNT] = {0};
+    psb_option table[VIEW_OPTION_COUNT];
+    view_table_copy(table);
     psb_option_group groups[GROUP_COUNT];
-    make_groups(groups, &view, &repair, view_seen, repair_seen);
+    make_groups(groups, table, &view, &repair, view_seen, repair_seen);
     const char *files[PSB_VIEWER_MAX_FILES];
     psb_positionals positionals = {files, PSB_VIEWER_MAX_FILES, 0};
     char error[512];
@@ -292,6 +377,15 @@ int psb_cmd_view(int argc, char **argv) {
     c->vsync = !view.no_vsync;
     c->scene_config.params.integrator = (psb_integrator)view.integrator;
     c->scene_config.params.gravity = view.gravity;
+    c->scene = psb_scene_name(view.scene);
+    // --wind and --wind-turbulence blow in every scene, the flag's included.
+    if (psb_options_seen(groups, GROUP_COUNT, "wind")) {
+        c->scene_config.params.wind = c->scene_config.flag_wind = view.wind;
+    }
+    if (psb_options_seen(groups, GROUP_COUNT, "wind-turbulence")) {
+        c->scene_config.params.wind_turbulence = c->scene_config.flag_turbulence =
+            view.wind_turbulence;
+    }
     if (view.substeps > 0) {
         c->scene_config.params.substeps = view.substeps;
         c->scene_config.auto_substeps = false;

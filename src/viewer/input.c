@@ -1,5 +1,5 @@
-// Mouse and keyboard: orbit, pan, zoom; grab, drag and poke bodies in both
-// views (ray-triangle picking in 3D, the nearest ring point in 2D); keys.
+// Mouse and keyboard: orbit, pan, zoom; grab, drag, poke and pin bodies in
+// both views (ray-triangle picking in 3D, the nearest ring point in 2D); keys.
 #include "app.h"
 
 #include <math.h>
@@ -95,19 +95,35 @@ static bool ray_near_body(const app *a, int b, const double o[3], const double d
     return dist2 <= r2 * 1.0001;
 }
 
-// The nearest 3D body under the cursor: body, the triangle corner nearest
-// the hit, and the hit point. False when the ray hits nothing.
+// Distance along the ray (unit d) to the static sphere (c, r), or -1 if missed.
+static double ray_sphere(const double o[3], const double d[3], psb_vec3 c, double r) {
+    const double w[3] = {o[0] - c.x, o[1] - c.y, o[2] - c.z};
+    // |o + t d - c|^2 = r^2: t^2 + 2 b t + k = 0 with b = w . d, k = |w|^2 - r^2.
+    const double b = w[0] * d[0] + w[1] * d[1] + w[2] * d[2];
+    const double k = w[0] * w[0] + w[1] * w[1] + w[2] * w[2] - r * r;
+    const double disc = b * b - k;
+    if (disc < 0.0) {
+        return -1.0;
+    }
+    const double t = -b - sqrt(disc);
+    return t > 0.0 ? t : -1.0;
+}
+
+// The nearest 3D body under the cursor (a shell, or a cloth from either
+// side): body, the triangle corner nearest the hit, and the hit point. False
+// when the ray hits nothing, or a static sphere first.
 static bool pick3d(const app *a, const double o[3], const double d[3], int *body, int *point,
                    double hit[3]) {
+    const psb_world *w = a->scene.world;
     double best = INFINITY;
     *body = -1;
     for (int b = 0; b < a->scene.body_count; b++) {
-        if (psb_body_get_kind(a->scene.world, b) != PSB_SHELL || !ray_near_body(a, b, o, d)) {
+        if (a->vertex_base[b] < 0 || !ray_near_body(a, b, o, d)) {
             continue;
         }
         int tri_count = 0;
-        const int *tris = psb_body_triangles(a->scene.world, b, &tri_count);
-        const psb_vec3 *x = psb_body_positions(a->scene.world, b);
+        const int *tris = psb_body_triangles(w, b, &tri_count);
+        const psb_vec3 *x = psb_body_positions(w, b);
         for (int t = 0; t < tri_count; t++) {
             const int *c = tris + 3 * t;
             double u = 0.0, v = 0.0;
@@ -118,6 +134,15 @@ static bool pick3d(const app *a, const double o[3], const double d[3], int *body
                 const double w0 = 1.0 - u - v;
                 *point = w0 >= u && w0 >= v ? c[0] : u >= v ? c[1] : c[2];
             }
+        }
+    }
+    for (int k = 0; k < psb_world_sphere_count(w) && *body >= 0; k++) {
+        psb_vec3 c;
+        double r;
+        psb_world_sphere(w, k, &c, &r);
+        const double dist = ray_sphere(o, d, c, r);
+        if (dist > 0.0 && dist < best) {
+            *body = -1;
         }
     }
     if (*body < 0) {
@@ -230,9 +255,36 @@ static void start_grab(app *a, int b, int point, bool in_2d, const double hit[3]
         }
     }
     g->target = (psb_vec3){hit[0], hit[1], hit[2]};
+    // A pinned point's pin moves with the cursor, keeping its offset from
+    // the picked spot (so that it does not jump to it).
+    g->pin_offset = (psb_vec3){0.0, 0.0, 0.0};
+    if (psb_body_is_pinned(a->scene.world, b, point)) {
+        g->pin_offset = (psb_vec3){g->start.x - hit[0], g->start.y - hit[1], g->start.z - hit[2]};
+    }
     psb_body_grab(a->scene.world, b, point, g->target, a->config.grab_k);
     g->grabs++;
     a->drag = DRAG_GRAB;
+}
+
+// Pins point `point` of body b at `at` (or moves its pin there), and
+// remembers it for the report.
+static bool move_pin(app *a, int b, int point, psb_vec3 at) {
+    grab_state *g = &a->grab;
+    const bool same = g->pin_body == b && g->pin_point == point && g->pin_at.x == at.x &&
+                      g->pin_at.y == at.y && g->pin_at.z == at.z &&
+                      psb_body_is_pinned(a->scene.world, b, point);
+    if (same) {
+        return true;
+    }
+    psb_error err = {0};
+    if (psb_body_pin(a->scene.world, b, point, at, &err) != PSB_OK) {
+        app_message(a, true, "pin: %s", err.message);
+        return false;
+    }
+    g->pin_body = b;
+    g->pin_point = point;
+    g->pin_at = psb_body_positions(a->scene.world, b)[point];
+    return true;
 }
 
 void input_update_grab(app *a) {
@@ -273,6 +325,11 @@ void input_update_grab(app *a) {
     }
     g->target = target;
     psb_body_grab_move(a->scene.world, g->body, target);
+    if (psb_body_is_pinned(a->scene.world, g->body, g->point)) {
+        move_pin(a, g->body, g->point,
+                 (psb_vec3){target.x + g->pin_offset.x, target.y + g->pin_offset.y,
+                            target.z + g->pin_offset.z});
+    }
 }
 
 static void end_drag(app *a) {
@@ -419,6 +476,112 @@ static bool repeat_key(app *a, int key) {
     }
 }
 
+// The point nearest the cursor on the body under it (the 3D pick, or the
+// ring point nearest the cursor in 2D).
+static bool point_under_cursor(app *a, int *body, int *point) {
+    double fx, fy;
+    to_fb(a, a->cursor_x, a->cursor_y, &fx, &fy);
+    if (inside(a->view3d, fx, fy)) {
+        double o[3], d[3], hit[3];
+        return ray3d(a, fx, fy, o, d) && pick3d(a, o, d, body, point, hit);
+    }
+    if (inside(a->view2d, fx, fy)) {
+        double wx, wy;
+        fb_to_2d(a, fx, fy, &wx, &wy);
+        return pick2d(a, wx, wy, body, point);
+    }
+    return false;
+}
+
+// T: pins the held point where the cursor holds it, or frees it if it is
+// pinned; with nothing held, the same for the point under the cursor,
+// pinned where it is.
+static void toggle_pin(app *a) {
+    grab_state *g = &a->grab;
+    psb_world *w = a->scene.world;
+    int body = g->body, point = g->point;
+    if (body < 0 && !point_under_cursor(a, &body, &point)) {
+        app_message(a, false, "T: grab a point first (or point at a body), then T pins it");
+        return;
+    }
+    const char *label = a->scene.bodies[body].label;
+    if (psb_body_is_pinned(w, body, point)) {
+        psb_body_unpin(w, body, point);
+        g->unpins++;
+        g->pin_body = body;
+        g->pin_point = point;
+        app_message(a, false, "unpinned point %d of %s (%d pinned)", point, label,
+                    psb_body_pin_count(w, body));
+        return;
+    }
+    const psb_vec3 at = body == g->body ? g->target : psb_body_positions(w, body)[point];
+    if (!move_pin(a, body, point, at)) {
+        return;
+    }
+    if (body == g->body) {
+        g->pin_offset = (psb_vec3){0.0, 0.0, 0.0};
+    }
+    g->pins++;
+    app_message(a, false,
+                "pinned point %d of %s at (%.2f, %.2f, %.2f) m; drag it to move the pin, T on it "
+                "to free it",
+                point, label, g->pin_at.x, g->pin_at.y, g->pin_at.z);
+}
+
+// M: shape matching off for every body when any has it, else on for every
+// body with the configured k_shape and damping (so the shape scene's
+// deliberately different bodies all switch together).
+static void toggle_shape(app *a) {
+    bool any = false;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        const psb_body_params *p = psb_body_get_params(a->scene.world, b);
+        any = any || p->shape_k > 0.0 || p->shape_damping > 0.0;
+    }
+    a->shape = any ? SHAPE_ALL_OFF : SHAPE_ALL_ON;
+    app_apply_controls(a);
+    const psb_scene_config *c = &a->config.scene_config;
+    if (any) {
+        app_message(a, false, "shape matching off for every body");
+    } else {
+        app_message(a, false, "shape matching on for every body: k_shape %.3g N/m, damping %.3g/s",
+                    c->shape_k, c->shape_damping);
+    }
+}
+
+// B: the wind off, or on again (the scene's own, or the configured one).
+static void toggle_wind(app *a) {
+    const bool blowing =
+        a->wind.x != 0.0 || a->wind.y != 0.0 || a->wind.z != 0.0 || a->wind_turbulence > 0.0;
+    if (!a->wind_on && !blowing) {
+        app_message(a, false, "no wind to switch on: give one with --wind X,Y,Z");
+        return;
+    }
+    a->wind_on = !a->wind_on;
+    app_apply_controls(a);
+    if (a->wind_on) {
+        app_message(a, false, "wind on: (%.3g, %.3g, %.3g) m/s, gusts %.3g m/s", a->wind.x,
+                    a->wind.y, a->wind.z, a->wind_turbulence);
+    } else {
+        app_message(a, false, "wind off");
+    }
+}
+
+// Digits pick a scene of the list; Tab and shift+Tab step through it.
+static void scene_key(app *a, int key, int mods) {
+    const int entries = app_scene_entries(a);
+    if (key == GLFW_KEY_TAB) {
+        const int now = app_scene_entry(a);
+        const int step = (mods & GLFW_MOD_SHIFT) ? entries - 1 : 1;
+        app_switch_scene(a, ((now < 0 ? 0 : now) + step) % entries);
+        return;
+    }
+    const int entry =
+        key >= GLFW_KEY_KP_1 && key <= GLFW_KEY_KP_9 ? key - GLFW_KEY_KP_1 : key - GLFW_KEY_1;
+    if (entry < psb_scene_count()) {
+        app_switch_scene(a, entry);
+    }
+}
+
 void input_key(app *a, int key, int action, int mods) {
     a->mods = mods;
     if (action == GLFW_RELEASE || repeat_key(a, key) || action != GLFW_PRESS) {
@@ -466,8 +629,7 @@ void input_key(app *a, int key, int action, int mods) {
         break;
     case GLFW_KEY_HOME:
     case GLFW_KEY_Z:
-        a->cam = camera_default();
-        a->view2d_zoom = 1.0f;
+        app_frame_scene(a);
         break;
     case GLFW_KEY_P:
     case GLFW_KEY_F12:
@@ -482,7 +644,23 @@ void input_key(app *a, int key, int action, int mods) {
             app_load_builtin(a);
         }
         break;
+    case GLFW_KEY_T:
+        toggle_pin(a);
+        break;
+    case GLFW_KEY_M:
+        toggle_shape(a);
+        break;
+    case GLFW_KEY_B:
+        toggle_wind(a);
+        break;
+    case GLFW_KEY_TAB:
+        scene_key(a, key, mods);
+        break;
     default:
+        if ((key >= GLFW_KEY_1 && key <= GLFW_KEY_9) ||
+            (key >= GLFW_KEY_KP_1 && key <= GLFW_KEY_KP_9)) {
+            scene_key(a, key, mods);
+        }
         break;
     }
 }
@@ -498,18 +676,15 @@ void input_drop(app *a, int count, const char **paths) {
     }
 }
 
-bool input_body_screen_pos(app *a, int body, double *x, double *y) {
-    if (body < 0 || body >= a->scene.body_count) {
-        return false;
-    }
-    const psb_body_state s = psb_body_measure(a->scene.world, body);
+// Window coordinates of a world point, drawn in the 2D view (a ring's) or the 3D view.
+static bool screen_pos(app *a, bool in_2d, psb_vec3 p, double *x, double *y) {
     double fx, fy;
-    if (psb_body_get_kind(a->scene.world, body) == PSB_RING) {
-        world2d_to_fb(a, s.centroid.x, s.centroid.y, &fx, &fy);
+    if (in_2d) {
+        world2d_to_fb(a, p.x, p.y, &fx, &fy);
     } else {
-        const float p[3] = {(float)s.centroid.x, (float)s.centroid.y, (float)s.centroid.z};
+        const float q[3] = {(float)p.x, (float)p.y, (float)p.z};
         float nx, ny;
-        if (!camera_project(&a->cam, aspect3d(a), p, &nx, &ny)) {
+        if (!camera_project(&a->cam, aspect3d(a), q, &nx, &ny)) {
             return false;
         }
         fx = a->view3d.x + 0.5 * (nx + 1.0) * a->view3d.w;
@@ -518,6 +693,23 @@ bool input_body_screen_pos(app *a, int body, double *x, double *y) {
     *x = a->fb_w > 0 ? fx * a->win_w / a->fb_w : fx;
     *y = a->fb_h > 0 ? fy * a->win_h / a->fb_h : fy;
     return true;
+}
+
+bool input_body_screen_pos(app *a, int body, double *x, double *y) {
+    if (body < 0 || body >= a->scene.body_count) {
+        return false;
+    }
+    const psb_body_state s = psb_body_measure(a->scene.world, body);
+    return screen_pos(a, psb_body_get_kind(a->scene.world, body) == PSB_RING, s.centroid, x, y);
+}
+
+bool input_point_screen_pos(app *a, int body, int point, double *x, double *y) {
+    if (body < 0 || body >= a->scene.body_count || point < 0 ||
+        point >= psb_body_point_count(a->scene.world, body)) {
+        return false;
+    }
+    const psb_vec3 p = psb_body_positions(a->scene.world, body)[point];
+    return screen_pos(a, psb_body_get_kind(a->scene.world, body) == PSB_RING, p, x, y);
 }
 
 static void on_cursor(GLFWwindow *window, double x, double y) {

@@ -89,12 +89,15 @@ void output_report(const app *a, FILE *out) {
     const psb_params *p = psb_world_params(w);
     fprintf(out, "frames=%ld\n", a->frame);
     fprintf(out, "scene=%s\n", a->models_loaded ? "models" : a->scene.name);
-    fprintf(out, "bodies=%d\n", a->scene.body_count);
+    fprintf(out, "scene_entry=%d\nscene_entries=%d\n", app_scene_entry(a), app_scene_entries(a));
+    fprintf(out, "bodies=%d\nspheres=%d\n", a->scene.body_count, psb_world_sphere_count(w));
     fprintf(out, "sim_time=%.6f\nsteps=%ld\nsubsteps=%d\nsubsteps_needed=%d\n", psb_world_time(w),
             psb_world_step_count(w), p->substeps, a->scene.substeps_needed);
     fprintf(out, "integrator=%s\ngravity=%g\ngas_scale=%g\nstiffness_scale=%g\npaused=%d\n",
             psb_integrator_name(p->integrator), p->gravity, a->gas_scale, a->stiffness_scale,
             a->paused);
+    print_vec(out, "wind", p->wind);
+    fprintf(out, "wind_turbulence=%g\nwind_on=%d\n", p->wind_turbulence, wind_blowing(p));
     fprintf(out, "shader_dir=%s\n", a->shader_dir);
     fprintf(out, "gl_renderer=%s\ngl_version=%s\n", (const char *)glGetString(GL_RENDERER),
             (const char *)glGetString(GL_VERSION));
@@ -118,23 +121,41 @@ void output_report(const app *a, FILE *out) {
         print_vec(out, "grab_target", g->target);
         print_vec(out, "grab_position", psb_body_positions(w, g->body)[g->point]);
     }
-    int blowups = 0;
+    // The last point pinned, unpinned or moved with the mouse (T, drags).
+    fprintf(out, "pins_made=%d\nunpins=%d\npin_body=%d\n", g->pins, g->unpins, g->pin_body);
+    if (g->pin_body >= 0) {
+        fprintf(out, "pin_point=%d\npin_pinned=%d\n", g->pin_point,
+                psb_body_is_pinned(w, g->pin_body, g->pin_point));
+        print_vec(out, "pin_at", g->pin_at);
+        print_vec(out, "pin_position", psb_body_positions(w, g->pin_body)[g->pin_point]);
+    }
+    static const char *const kinds[3] = {"ring", "shell", "cloth"};
+    int blowups = 0, pinned = 0;
     for (int b = 0; b < a->scene.body_count; b++) {
-        const psb_body_state *s = &a->state[b];
+        // Measured now: a key may have changed the body since the last frame's measure.
+        const psb_body_state st = psb_body_measure(w, b);
+        const psb_body_state *s = &st;
+        const psb_body_params *m = psb_body_get_params(w, b);
         blowups += s->blowups;
-        fprintf(out, "body%d=%s volume=%.6g v_ratio=%.6f pressure=%.6g energy=%.6g min_y=%.6f\n", b,
-                a->scene.bodies[b].label, s->volume,
+        pinned += s->pinned;
+        fprintf(out,
+                "body%d=%s volume=%.6g v_ratio=%.6f pressure=%.6g energy=%.6g min_y=%.6f kind=%s "
+                "pinned=%d shape_k=%g shape_damping=%g spring_k=%g wind_drag=%g\n",
+                b, a->scene.bodies[b].label, s->volume,
                 s->rest_volume > 0.0 ? s->volume / s->rest_volume : 0.0, s->pressure, s->energy,
-                s->min_y);
+                s->min_y, kinds[psb_body_get_kind(w, b)], s->pinned, m->shape_k, m->shape_damping,
+                m->spring_k, m->wind_drag);
         char key[32];
         snprintf(key, sizeof key, "body%d_centroid", b);
         print_vec(out, key, s->centroid);
     }
+    fprintf(out, "pinned=%d\n", pinned);
     fprintf(out, "blowups=%d\nnonfinite_frames=%ld\nload_errors=%d\n", blowups, a->nonfinite_frames,
             a->load_errors);
     fprintf(out, "message=%s\n", a->message);
     fprintf(out, "last_event=%s\n", psb_world_last_event(w));
     fprintf(out, "dropped_vertices=%d\n",
-            a->lines3d.dropped + a->tris2d.dropped + a->lines2d.dropped + a->fill2d.dropped +
-                a->ui_text.dropped + a->ui_back.dropped + a->ui_lines.dropped);
+            a->lines3d.dropped + a->tris3d.dropped + a->pins3d.dropped + a->tris2d.dropped +
+                a->lines2d.dropped + a->fill2d.dropped + a->ui_text.dropped + a->ui_back.dropped +
+                a->ui_lines.dropped);
 }

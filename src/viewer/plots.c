@@ -64,12 +64,21 @@ static float px_of_time(const plot_area *pa, float t) {
     return pa->x + (t - (pa->t_end - WINDOW_S)) / WINDOW_S * pa->w;
 }
 
+// Bodies with a volume (a cloth has none), and for the pressure plot, with
+// gas (a shape-matched body without gas has no pressure to plot).
+static bool plotted(const app *a, int b, bool pressure) {
+    return a->scene.bodies[b].rest_volume > 0.0 && (!pressure || a->scene.bodies[b].gas_nrt > 0.0);
+}
+
 // Curves of one quantity for every body between lo and hi (log10 for pressure).
 static void curves(app *a, const plot_area *pa, bool log_axis, float lo, float hi) {
     const plot_history *p = &a->plots;
     // Doubled lines (2 px) only where pixels are small; each line costs on a CPU renderer.
     const float thick = a->ui_scale >= 2.0f ? 1.0f : 0.0f;
     for (int b = 0; b < a->scene.body_count; b++) {
+        if (!plotted(a, b, log_axis)) {
+            continue;
+        }
         const float *c = a->scene.bodies[b].color;
         const rgba color = rgba_f(c[0], c[1], c[2], 1.0f);
         const float *data = log_axis ? p->pressure[b] : p->ratio[b];
@@ -134,6 +143,9 @@ static bool data_range(const app *a, float t_end, bool log_axis, float *lo, floa
     *lo = INFINITY;
     *hi = -INFINITY;
     for (int b = 0; b < a->scene.body_count; b++) {
+        if (!plotted(a, b, log_axis)) {
+            continue;
+        }
         const float *data = log_axis ? p->pressure[b] : p->ratio[b];
         for (int k = 0; k < p->count; k++) {
             const int i = slot(p, k);
@@ -229,6 +241,9 @@ void plots_build(app *a) {
     // Legend: each body's label in its colour, right of the first title.
     float x = areas[0].x + ui_text_width(a, "V/V0", s) + 16.0f * s;
     for (int b = 0; b < a->scene.body_count; b++) {
+        if (!plotted(a, b, false)) {
+            continue;
+        }
         const float *c = a->scene.bodies[b].color;
         const rgba color = rgba_f(c[0], c[1], c[2], 1.0f);
         batch_rect(&a->ui_back, x, r.y + 0.4f * lh + 2.0f * s, x + 10.0f * s,

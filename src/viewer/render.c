@@ -13,8 +13,16 @@ enum {
     UI_BACK_VERTICES = 4 * 512,
     UI_LINE_VERTICES = 64 * 1024,
     UI_TEXT_VERTICES = 4 * TEXT_QUADS,
-    FLOOR_HALF = 60, // m
+    FLOOR_HALF = 60,        // m
+    PIN_MARK_VERTICES = 24, // a pin's marker: an octahedron
+    WIND_ARROW_VERTICES = 6 * 64,
+    CIRCLE_VERTICES = 3 * 64 + 6 * 64, // a sphere's cross-section in 2D: fan and rim
 };
+
+// Sandstone: a grey warm enough to tell from the floor. Pins: a lime no
+// body, overlay or palette colour is near.
+const float sphere_color[3] = {0.64f, 0.56f, 0.45f};
+const float pin_color[3] = {0.78f, 1.0f, 0.2f};
 
 static bool load_programs(app *a, char *error, size_t error_size) {
     programs *p = &a->prog;
@@ -52,6 +60,7 @@ bool render_init(app *a, char *error, size_t error_size) {
     bool ok = a->quad_ibo != 0;
     ok = ok && batch_create(&a->bg, BG_VERTICES, 0);
     ok = ok && batch_create(&a->tris3d, 0, 0);
+    ok = ok && batch_create(&a->pins3d, PIN_MARK_VERTICES * MAX_PIN_MARKS, 0);
     ok = ok && batch_create(&a->lines3d, 0, 0);
     ok = ok && batch_create(&a->fill2d, 0, 0);
     ok = ok && batch_create(&a->tris2d, 0, 0);
@@ -119,10 +128,52 @@ static double mean_element(const psb_world *w, int b) {
     return tri_count > 0 ? sum / tri_count : 1.0;
 }
 
+// Appends body b's triangles (as indices into mesh_verts) at index[*k].
+static void add_body_indices(const app *a, int b, GLuint *index, int *k) {
+    int tri_count = 0;
+    const int *tris = psb_body_triangles(a->scene.world, b, &tri_count);
+    for (int i = 0; i < 3 * tri_count; i++) {
+        index[(*k)++] = (GLuint)(a->vertex_base[b] + tris[i]);
+    }
+}
+
+// The static spheres: an icosphere per sphere after the bodies' vertices
+// (made here once: they never move), its indices at index[*k].
+static void add_spheres(app *a, const psb_mesh *unit, GLuint *index, int *k) {
+    const psb_world *w = a->scene.world;
+    const rgba c = rgba_f(sphere_color[0], sphere_color[1], sphere_color[2], 1.0f);
+    int base = a->mesh_vert_count;
+    for (int s = 0; s < psb_world_sphere_count(w); s++) {
+        psb_vec3 centre;
+        double r;
+        psb_world_sphere(w, s, &centre, &r);
+        for (int i = 0; i < unit->point_count; i++) {
+            const psb_vec3 u = unit->points[i];
+            mvert *v = a->mesh_verts + base + i;
+            v->p[0] = (float)(centre.x + r * u.x);
+            v->p[1] = (float)(centre.y + r * u.y);
+            v->p[2] = (float)(centre.z + r * u.z);
+            v->n[0] = (float)u.x;
+            v->n[1] = (float)u.y;
+            v->n[2] = (float)u.z;
+            v->color = c;
+        }
+        for (int i = 0; i < 3 * unit->triangle_count; i++) {
+            index[(*k)++] = (GLuint)(base + unit->triangles[i]);
+        }
+        base += unit->point_count;
+    }
+}
+
 bool render_scene_changed(app *a) {
     const psb_world *w = a->scene.world;
     a->gpu_ready = false;
-    int verts = 0, indices = 0, lines3d = 64, ring_points = 0, rings = 0;
+    const int spheres = psb_world_sphere_count(w);
+    psb_mesh unit = {0};
+    if (spheres > 0 && psb_mesh_icosphere(&unit, SPHERE_LEVEL, 1.0, NULL) != PSB_OK) {
+        return false;
+    }
+    int verts = 0, indices = 0, lines3d = 64 + WIND_ARROW_VERTICES, ring_points = 0, rings = 0;
     for (int b = 0; b < a->scene.body_count; b++) {
         const int n = psb_body_point_count(w, b);
         int tri_count = 0, edge_count = 0;
@@ -141,11 +192,12 @@ bool render_scene_changed(app *a) {
         // velocity and normal per point, an arrow per face, a line per spring
         lines3d += 4 * n + 2 * tri_count + 2 * edge_count;
     }
-    mvert *mv = realloc(a->mesh_verts, (size_t)(verts > 0 ? verts : 1) * sizeof *mv);
-    if (!mv) {
-        return false;
+    const int all_verts = verts + spheres * unit.point_count;
+    indices += spheres * 3 * unit.triangle_count;
+    mvert *mv = realloc(a->mesh_verts, (size_t)(all_verts > 0 ? all_verts : 1) * sizeof *mv);
+    if (mv) {
+        a->mesh_verts = mv;
     }
-    a->mesh_verts = mv;
     float *ss = realloc(a->strain_sum, (size_t)(verts > 0 ? verts : 1) * sizeof *ss);
     if (ss) {
         a->strain_sum = ss;
@@ -155,47 +207,62 @@ bool render_scene_changed(app *a) {
         a->strain_n = sn;
     }
     GLuint *index = malloc((size_t)(indices > 0 ? indices : 1) * sizeof *index);
-    if (!ss || !sn || !index) {
+    if (!mv || !ss || !sn || !index) {
         free(index);
+        psb_mesh_free(&unit);
         return false;
     }
+    a->mesh_vert_count = verts;
+    // Closed surfaces first (drawn culled), then the cloths (two-sided).
     int k = 0;
     for (int b = 0; b < a->scene.body_count; b++) {
-        if (a->vertex_base[b] < 0) {
-            continue;
-        }
-        int tri_count = 0;
-        const int *tris = psb_body_triangles(w, b, &tri_count);
-        for (int i = 0; i < 3 * tri_count; i++) {
-            index[k++] = (GLuint)(a->vertex_base[b] + tris[i]);
+        if (psb_body_get_kind(w, b) == PSB_SHELL) {
+            add_body_indices(a, b, index, &k);
         }
     }
-    a->mesh_vert_count = verts;
-    a->mesh_index_count = indices;
+    if (spheres > 0) {
+        add_spheres(a, &unit, index, &k);
+    }
+    a->mesh_closed_index_count = k;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        if (psb_body_get_kind(w, b) == PSB_CLOTH) {
+            add_body_indices(a, b, index, &k);
+        }
+    }
+    a->mesh_index_count = k;
+    psb_mesh_free(&unit);
     glBindVertexArray(a->mesh_vao);
     glBindBuffer(GL_ARRAY_BUFFER, a->mesh_vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)(verts > 0 ? verts : 1) * sizeof(mvert)),
-                 NULL, GL_DYNAMIC_DRAW);
+    glBufferData(GL_ARRAY_BUFFER,
+                 (GLsizeiptr)((size_t)(all_verts > 0 ? all_verts : 1) * sizeof(mvert)), NULL,
+                 GL_DYNAMIC_DRAW);
+    if (all_verts > verts) {
+        // The spheres' vertices, once; the bodies' are updated every frame.
+        glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)((size_t)verts * sizeof(mvert)),
+                        (GLsizeiptr)((size_t)(all_verts - verts) * sizeof(mvert)),
+                        a->mesh_verts + verts);
+    }
     glBufferData(GL_ELEMENT_ARRAY_BUFFER,
                  (GLsizeiptr)((size_t)(indices > 0 ? indices : 1) * sizeof *index), index,
                  GL_STATIC_DRAW);
     glBindVertexArray(0);
     free(index);
 
-    // 2D: per ring point a fan triangle, an outline quad, a point marker and
-    // four overlay lines; plus the background, the grid and the grab marker.
+    // 2D: per ring point a fan triangle, an outline quad, a point marker,
+    // a pin marker and four overlay lines; per sphere a disc; plus the
+    // background, the grid, the wind and the grab marker.
     bool ok = batch_reserve(&a->lines3d, lines3d);
-    ok = ok && batch_reserve(&a->tris3d, 3 * SHADOW_SEGMENTS * MAX_BODIES);
+    ok = ok && batch_reserve(&a->tris3d, 3 * SHADOW_SEGMENTS * (MAX_BODIES + spheres));
     ok = ok && batch_reserve(&a->fill2d, 3 * ring_points + 6 * rings + 6);
-    ok = ok && batch_reserve(&a->tris2d, 12 * ring_points + 256);
-    ok = ok && batch_reserve(&a->lines2d, 8 * ring_points + 1024);
+    ok = ok && batch_reserve(&a->tris2d, 24 * ring_points + CIRCLE_VERTICES * spheres + 256);
+    ok = ok && batch_reserve(&a->lines2d, 8 * ring_points + WIND_ARROW_VERTICES + 1024);
     a->gpu_ready = ok;
     return ok;
 }
 
 void render_free(app *a) {
-    batch *batches[] = {&a->bg,      &a->tris3d,  &a->lines3d,  &a->fill2d, &a->tris2d,
-                        &a->lines2d, &a->ui_back, &a->ui_lines, &a->ui_text};
+    batch *batches[] = {&a->bg,     &a->tris3d,  &a->pins3d,  &a->lines3d,  &a->fill2d,
+                        &a->tris2d, &a->lines2d, &a->ui_back, &a->ui_lines, &a->ui_text};
     for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++) {
         batch_destroy(batches[i]);
     }
@@ -233,8 +300,8 @@ void render_frame(app *a) {
     if (!a->gpu_ready) {
         return;
     }
-    batch *batches[] = {&a->bg,      &a->tris3d,  &a->lines3d,  &a->fill2d, &a->tris2d,
-                        &a->lines2d, &a->ui_back, &a->ui_lines, &a->ui_text};
+    batch *batches[] = {&a->bg,     &a->tris3d,  &a->pins3d,  &a->lines3d,  &a->fill2d,
+                        &a->tris2d, &a->lines2d, &a->ui_back, &a->ui_lines, &a->ui_text};
     const int batch_count = (int)(sizeof batches / sizeof batches[0]);
     for (int i = 0; i < batch_count; i++) {
         batch_clear(batches[i]);

@@ -1,6 +1,7 @@
 // The 2D view: the ring(s) in an orthographic view that follows the ring,
 // filled (stencil, so any simple polygon fills right) with an outline, on a
-// ground line between the walls; overlays and the grab.
+// ground line between the walls; the static spheres' cross-sections with
+// z = 0 (what a ring meets); overlays, the pins, the wind and the grab.
 #include "app.h"
 
 #include <math.h>
@@ -10,6 +11,11 @@
 #define VELOCITY_SCALE 0.1
 #define NORMAL_LENGTH  0.08
 #define PRESSURE_SCALE 0.008
+// Wind arrows: this many seconds of travel, as in 3D.
+#define WIND_SCALE 0.06
+// Segments of a sphere's cross-section.
+#define CIRCLE_SEGMENTS 64
+#define PI              3.14159265358979323846
 
 // The world rectangle the 2D view shows.
 typedef struct extent {
@@ -22,24 +28,26 @@ static extent view_extent(const app *a) {
                     a->view2d_center[1] + hh};
 }
 
-static int first_ring(const app *a) {
-    for (int b = 0; b < a->scene.body_count; b++) {
-        if (a->vertex_base[b] < 0) {
-            return b;
-        }
-    }
-    return -1;
-}
-
-// The view follows the first ring sideways, staying inside the walls when
-// they fit, except while the mouse holds a ring (the target would slide).
+// The view follows the rings sideways (the mean of their centres), staying
+// inside the walls when they fit, except while the mouse holds a ring (the
+// target would slide).
 static void follow(app *a) {
-    const int ring = first_ring(a);
-    if (ring < 0 || (a->grab.body >= 0 && a->grab.in_2d)) {
+    if (a->grab.body >= 0 && a->grab.in_2d) {
         return;
     }
+    double x = 0.0;
+    int rings = 0;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        if (a->vertex_base[b] < 0) {
+            x += a->state[b].centroid.x;
+            rings++;
+        }
+    }
+    if (rings == 0) {
+        return;
+    }
+    x /= rings;
     const psb_params *p = psb_world_params(a->scene.world);
-    double x = a->state[ring].centroid.x;
     const double hw = 0.5 * a->view2d.w / a->view2d_scale;
     if (p->walls) {
         const double lo = p->walls_min.x + hw - 0.3, hi = p->walls_max.x - hw + 0.3;
@@ -231,6 +239,103 @@ static void ring_overlays(app *a, int b, const psb_vec3 *p, int n) {
     }
 }
 
+// The static spheres where they cut the plane z = 0: discs of radius
+// sqrt(r^2 - cz^2), shaded top to bottom, with a lighter rim.
+static void sphere_sections(app *a, extent e) {
+    const psb_world *w = a->scene.world;
+    const rgba rim = shade(sphere_color, 0.3f, 1.0f);
+    const double band = 1.5 * a->ui_scale / a->view2d_scale;
+    for (int k = 0; k < psb_world_sphere_count(w); k++) {
+        psb_vec3 centre;
+        double r;
+        psb_world_sphere(w, k, &centre, &r);
+        const double r2 = r * r - centre.z * centre.z;
+        if (!(r2 > 0.0)) {
+            continue; // the sphere misses the plane
+        }
+        const double q = sqrt(r2);
+        if (centre.x + q < e.x0 || centre.x - q > e.x1 || centre.y + q < e.y0 ||
+            centre.y - q > e.y1) {
+            continue;
+        }
+        for (int i = 0; i < CIRCLE_SEGMENTS; i++) {
+            const double a0 = 2.0 * PI * i / CIRCLE_SEGMENTS;
+            const double a1 = 2.0 * PI * (i + 1) / CIRCLE_SEGMENTS;
+            const double c0 = cos(a0), s0 = sin(a0), c1 = cos(a1), s1 = sin(a1);
+            cvert *v = batch_alloc(&a->tris2d, 3);
+            if (!v) {
+                return;
+            }
+            // Lighter at the top of the disc, darker at its bottom.
+            v[0] =
+                (cvert){(float)centre.x, (float)centre.y, 0.0f, shade(sphere_color, -0.1f, 1.0f)};
+            v[1] = (cvert){(float)(centre.x + q * c0), (float)(centre.y + q * s0), 0.0f,
+                           shade(sphere_color, (float)(0.18 * s0 - 0.1), 1.0f)};
+            v[2] = (cvert){(float)(centre.x + q * c1), (float)(centre.y + q * s1), 0.0f,
+                           shade(sphere_color, (float)(0.18 * s1 - 0.1), 1.0f)};
+            const double qi = fmax(q - band, 0.0);
+            const float rim_q[4][3] = {
+                {(float)(centre.x + q * c0), (float)(centre.y + q * s0), 0},
+                {(float)(centre.x + q * c1), (float)(centre.y + q * s1), 0},
+                {(float)(centre.x + qi * c1), (float)(centre.y + qi * s1), 0},
+                {(float)(centre.x + qi * c0), (float)(centre.y + qi * s0), 0}};
+            const float t1q[3][3] = {{rim_q[0][0], rim_q[0][1], 0},
+                                     {rim_q[1][0], rim_q[1][1], 0},
+                                     {rim_q[2][0], rim_q[2][1], 0}};
+            const float t2q[3][3] = {{rim_q[0][0], rim_q[0][1], 0},
+                                     {rim_q[2][0], rim_q[2][1], 0},
+                                     {rim_q[3][0], rim_q[3][1], 0}};
+            batch_triangle(&a->tris2d, t1q, rim);
+            batch_triangle(&a->tris2d, t2q, rim);
+        }
+    }
+}
+
+// The wind in the plane z = 0, when it blows: arrows every metre along x
+// at three heights, each the local wind times WIND_SCALE.
+static void wind_arrows(app *a, extent e) {
+    const psb_world *w = a->scene.world;
+    const psb_params *p = psb_world_params(w);
+    if (!wind_blowing(p)) {
+        return;
+    }
+    const double t = psb_world_time(w);
+    const rgba tail = rgba_f(0.75f, 0.9f, 1.0f, 0.0f), head = rgba_f(0.8f, 0.93f, 1.0f, 0.6f);
+    for (int j = 0; j < 3; j++) {
+        const double y = p->floor_y + 0.45 + j;
+        for (double x = floor(e.x0) + 0.5; x <= e.x1; x += 1.0) {
+            const psb_vec3 u = psb_world_wind_at(w, (psb_vec3){x, y, 0.0}, t);
+            const double vx = WIND_SCALE * u.x, vy = WIND_SCALE * u.y, len = hypot(vx, vy);
+            if (!(len > 1e-4) || !isfinite(len)) {
+                continue;
+            }
+            const double ux = vx / len, uy = vy / len, ex = x + vx, ey = y + vy;
+            const double b = 0.25 * len, h = 0.12 * len;
+            batch_line(&a->lines2d, (float)x, (float)y, 0, (float)ex, (float)ey, 0, tail, head);
+            batch_line(&a->lines2d, (float)ex, (float)ey, 0, (float)(ex - b * ux - h * uy),
+                       (float)(ey - b * uy + h * ux), 0, head, head);
+            batch_line(&a->lines2d, (float)ex, (float)ey, 0, (float)(ex - b * ux + h * uy),
+                       (float)(ey - b * uy - h * ux), 0, head, head);
+        }
+    }
+}
+
+// The ring's pinned points: squares in the pin colour with a dark border.
+static void ring_pins(app *a, int b, const psb_vec3 *p, int n) {
+    if (psb_body_pin_count(a->scene.world, b) == 0) {
+        return;
+    }
+    const double s = 4.0 * a->ui_scale / a->view2d_scale, in = 0.6 * s;
+    const rgba edge = rgba_f(0.1f, 0.02f, 0.06f, 1.0f);
+    const rgba fill = rgba_f(pin_color[0], pin_color[1], pin_color[2], 1.0f);
+    for (int i = 0; i < n; i++) {
+        if (psb_body_is_pinned(a->scene.world, b, i)) {
+            rect2d(&a->tris2d, p[i].x - s, p[i].y - s, p[i].x + s, p[i].y + s, edge, edge);
+            rect2d(&a->tris2d, p[i].x - in, p[i].y - in, p[i].x + in, p[i].y + in, fill, fill);
+        }
+    }
+}
+
 static void grab_marker(app *a) {
     const grab_state *g = &a->grab;
     if (g->body < 0 || !g->in_2d) {
@@ -247,6 +352,8 @@ void render2d_build(app *a) {
     follow(a);
     const extent e = view_extent(a);
     background(a, e);
+    sphere_sections(a, e);
+    wind_arrows(a, e);
     a->tris2d_back_end = a->tris2d.count;
     a->lines2d_grid_end = a->lines2d.count;
     a->fill_rings = 0;
@@ -267,6 +374,7 @@ void render2d_build(app *a) {
         ring_fill(a, b, p, n);
         ring_outline(a, b, p, n);
         ring_overlays(a, b, p, n);
+        ring_pins(a, b, p, n);
     }
     grab_marker(a);
 }

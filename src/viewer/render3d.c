@@ -1,6 +1,7 @@
 // The 3D view: the floor, the lit bodies with per-vertex normals recomputed
-// every frame, and the overlays (velocities, normals, pressure forces,
-// springs, strain colours, the grab).
+// every frame (cloths lit on both sides), the static spheres, and the
+// overlays (velocities, normals, pressure forces, springs, strain colours,
+// the grab, the pins, the wind).
 #include "app.h"
 
 #include <math.h>
@@ -13,6 +14,10 @@
 #define PRESSURE_SCALE 0.0003f
 // Strain shown at full colour, either way.
 #define STRAIN_FULL 0.3f
+// A pin marker's size, as a fraction of its distance from the eye.
+#define PIN_SIZE 0.011f
+// Wind arrows show this many seconds of travel (6 m/s: 0.36 m).
+#define WIND_SCALE 0.06f
 
 rgba strain_color(float strain) {
     const float t = fminf(fmaxf(strain / STRAIN_FULL, -1.0f), 1.0f);
@@ -164,10 +169,14 @@ static void body_overlays(app *a, int b) {
                        c0, c1);
         }
     }
-    if (a->overlay[OVERLAY_WIREFRAME]) {
+    int tri_count = 0;
+    psb_body_triangles(w, b, &tri_count);
+    // A cloth without triangles is its springs: drawn in its colour.
+    const bool bare = tri_count == 0;
+    if (a->overlay[OVERLAY_WIREFRAME] || bare) {
         int edge_count = 0;
         const int *edges = psb_body_edges(w, b, &edge_count);
-        const rgba plain = rgba_f(0.05f, 0.06f, 0.08f, 0.75f);
+        const rgba plain = bare ? body_color(a, b, 0.15f) : rgba_f(0.05f, 0.06f, 0.08f, 0.75f);
         const bool strain = a->overlay[OVERLAY_STRAIN];
         for (int k = 0; k < edge_count; k++) {
             const float *p = v[edges[2 * k]].p, *q = v[edges[2 * k + 1]].p;
@@ -194,34 +203,152 @@ static void grab_marker(app *a) {
     batch_line(L, x, y, z - s, x, y, z + s, c, c);
 }
 
-// Soft round shadows under the bodies: a fan dark in the middle and clear at
-// the rim, wider and fainter the higher the body is above the floor.
+// A soft round shadow of radius r (at zero height) under (cx, cz), for
+// something whose lowest point is `height` above the floor at y.
+static void shadow(app *a, float y, float cx, float cz, float r, float height) {
+    r *= 1.0f + 0.5f * height;
+    const float alpha = 0.55f / (1.0f + 1.5f * height);
+    if (!(isfinite(cx) && isfinite(cz) && isfinite(r))) {
+        return;
+    }
+    const rgba centre = rgba_f(0.0f, 0.0f, 0.0f, alpha), rim = rgba_f(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int k = 0; k < SHADOW_SEGMENTS; k++) {
+        const float a0 = 6.2831853f * (float)k / SHADOW_SEGMENTS;
+        const float a1 = 6.2831853f * (float)(k + 1) / SHADOW_SEGMENTS;
+        cvert *v = batch_alloc(&a->tris3d, 3);
+        if (!v) {
+            return;
+        }
+        v[0] = (cvert){cx, y, cz, centre};
+        v[1] = (cvert){cx + r * cosf(a0), y, cz + r * sinf(a0), rim};
+        v[2] = (cvert){cx + r * cosf(a1), y, cz + r * sinf(a1), rim};
+    }
+}
+
+// Soft round shadows under the shells and the static spheres, wider and
+// fainter the higher they are above the floor. A cloth's would be a blot.
 static void shadows(app *a) {
-    const double floor_y = psb_world_params(a->scene.world)->floor_y;
+    const psb_world *w = a->scene.world;
+    const double floor_y = psb_world_params(w)->floor_y;
     const float y = (float)floor_y + 0.004f;
     for (int b = 0; b < a->scene.body_count; b++) {
-        if (a->vertex_base[b] < 0) {
+        if (psb_body_get_kind(w, b) != PSB_SHELL) {
             continue;
         }
         const psb_body_state *s = &a->state[b];
-        const float height = (float)fmax(0.0, s->min_y - floor_y);
-        const float r = (float)(1.25 * s->mean_radius) * (1.0f + 0.5f * height);
-        const float alpha = 0.55f / (1.0f + 1.5f * height);
-        const float cx = (float)s->centroid.x, cz = (float)s->centroid.z;
-        if (!(isfinite(cx) && isfinite(cz) && isfinite(r))) {
+        shadow(a, y, (float)s->centroid.x, (float)s->centroid.z, (float)(1.25 * s->mean_radius),
+               (float)fmax(0.0, s->min_y - floor_y));
+    }
+    for (int k = 0; k < psb_world_sphere_count(w); k++) {
+        psb_vec3 c;
+        double r;
+        psb_world_sphere(w, k, &c, &r);
+        if (c.y + r > floor_y) {
+            shadow(a, y, (float)c.x, (float)c.z, (float)(1.1 * r),
+                   (float)fmax(0.0, c.y - r - floor_y));
+        }
+    }
+}
+
+// A pin's marker: a small octahedron at p, its upper half lighter (it
+// faces the light) and its lower half darker, sized to look the same at
+// any distance.
+static void pin_marker(app *a, psb_vec3 p, const float eye[3]) {
+    const float x = (float)p.x, y = (float)p.y, z = (float)p.z;
+    const float dist = sqrtf((x - eye[0]) * (x - eye[0]) + (y - eye[1]) * (y - eye[1]) +
+                             (z - eye[2]) * (z - eye[2]));
+    const float s = PIN_SIZE * dist;
+    const float ring[4][3] = {{x + s, y, z}, {x, y, z + s}, {x - s, y, z}, {x, y, z - s}};
+    const float top[3] = {x, y + 1.4f * s, z}, bottom[3] = {x, y - 1.4f * s, z};
+    const float *c = pin_color;
+    const rgba light = rgba_f(c[0] + 0.5f * (1.0f - c[0]), c[1] + 0.5f * (1.0f - c[1]),
+                              c[2] + 0.5f * (1.0f - c[2]), 1.0f);
+    const rgba dark = rgba_f(0.6f * c[0], 0.6f * c[1], 0.6f * c[2], 1.0f);
+    for (int k = 0; k < 4; k++) {
+        const float *q = ring[k], *r = ring[(k + 1) % 4];
+        const float up[3][3] = {{top[0], top[1], top[2]}, {q[0], q[1], q[2]}, {r[0], r[1], r[2]}};
+        const float down[3][3] = {
+            {bottom[0], bottom[1], bottom[2]}, {q[0], q[1], q[2]}, {r[0], r[1], r[2]}};
+        batch_triangle(&a->pins3d, up, k % 2 ? light : rgba_f(c[0], c[1], c[2], 1.0f));
+        batch_triangle(&a->pins3d, down, dark);
+    }
+}
+
+// Markers on the pinned points of the 3D bodies.
+static void pin_markers(app *a) {
+    const psb_world *w = a->scene.world;
+    float eye[3];
+    camera_eye(&a->cam, eye);
+    for (int b = 0; b < a->scene.body_count; b++) {
+        if (a->vertex_base[b] < 0 || psb_body_pin_count(w, b) == 0) {
             continue;
         }
-        const rgba centre = rgba_f(0.0f, 0.0f, 0.0f, alpha), rim = rgba_f(0.0f, 0.0f, 0.0f, 0.0f);
-        for (int k = 0; k < SHADOW_SEGMENTS; k++) {
-            const float a0 = 6.2831853f * (float)k / SHADOW_SEGMENTS;
-            const float a1 = 6.2831853f * (float)(k + 1) / SHADOW_SEGMENTS;
-            cvert *v = batch_alloc(&a->tris3d, 3);
-            if (!v) {
-                return;
+        const psb_vec3 *x = psb_body_positions(w, b);
+        const int n = psb_body_point_count(w, b);
+        for (int i = 0; i < n; i++) {
+            if (psb_body_is_pinned(w, b, i) && isfinite(x[i].x + x[i].y + x[i].z)) {
+                pin_marker(a, x[i], eye);
             }
-            v[0] = (cvert){cx, y, cz, centre};
-            v[1] = (cvert){cx + r * cosf(a0), y, cz + r * sinf(a0), rim};
-            v[2] = (cvert){cx + r * cosf(a1), y, cz + r * sinf(a1), rim};
+        }
+    }
+}
+
+// An arrow from p along v: a shaft and two barbs in the plane of v and up
+// (or of v and x when v is vertical).
+static void arrow(batch *L, const float p[3], const float v[3], rgba tail, rgba head) {
+    const float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(len > 1e-4f)) {
+        return;
+    }
+    const float u[3] = {v[0] / len, v[1] / len, v[2] / len};
+    float side[3] = {0.0f, 1.0f, 0.0f};
+    if (fabsf(u[1]) > 0.9f) {
+        side[0] = 1.0f;
+        side[1] = 0.0f;
+    }
+    // The barb's sideways direction: side minus its part along u.
+    const float d = side[0] * u[0] + side[1] * u[1] + side[2] * u[2];
+    float n[3] = {side[0] - d * u[0], side[1] - d * u[1], side[2] - d * u[2]};
+    const float nl = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    const float e[3] = {p[0] + v[0], p[1] + v[1], p[2] + v[2]};
+    const float b = 0.25f * len, h = 0.12f * len;
+    batch_line(L, p[0], p[1], p[2], e[0], e[1], e[2], tail, head);
+    for (int sgn = -1; sgn <= 1; sgn += 2) {
+        const float k = (float)sgn * h / nl;
+        batch_line(L, e[0], e[1], e[2], e[0] - b * u[0] + k * n[0], e[1] - b * u[1] + k * n[1],
+                   e[2] - b * u[2] + k * n[2], head, head);
+    }
+}
+
+// The wind, when it blows: arrows on a lattice over the arena, each the
+// local wind (gusts included) times WIND_SCALE.
+static void wind_arrows(app *a) {
+    const psb_world *w = a->scene.world;
+    const psb_params *p = psb_world_params(w);
+    if (!wind_blowing(p)) {
+        return;
+    }
+    const double t = psb_world_time(w);
+    const double half =
+        p->walls
+            ? 0.8 * fmin(p->walls_max.x - p->walls_min.x, p->walls_max.z - p->walls_min.z) * 0.5
+            : 2.4;
+    const double cx = p->walls ? 0.5 * (p->walls_min.x + p->walls_max.x) : 0.0;
+    const double cz = p->walls ? 0.5 * (p->walls_min.z + p->walls_max.z) : 0.0;
+    const rgba tail = rgba_f(0.75f, 0.9f, 1.0f, 0.0f), head = rgba_f(0.8f, 0.93f, 1.0f, 0.7f);
+    for (int iy = 0; iy < 3; iy++) {
+        for (int iz = 0; iz < 3; iz++) {
+            for (int ix = 0; ix < 4; ix++) {
+                const psb_vec3 at = {cx + half * (-1.0 + 2.0 * ix / 3.0), p->floor_y + 0.45 + iy,
+                                     cz + half * (-1.0 + iz)};
+                const psb_vec3 u = psb_world_wind_at(w, at, t);
+                const float from[3] = {(float)at.x, (float)at.y, (float)at.z};
+                const float v[3] = {WIND_SCALE * (float)u.x, WIND_SCALE * (float)u.y,
+                                    WIND_SCALE * (float)u.z};
+                if (isfinite(v[0] + v[1] + v[2])) {
+                    arrow(&a->lines3d, from, v, tail, head);
+                }
+            }
         }
     }
 }
@@ -237,9 +364,11 @@ void render3d_build(app *a) {
             body_overlays(a, b);
         }
     }
+    wind_arrows(a);
     a->lines3d_overlay_end = a->lines3d.count;
     grab_marker(a);
     shadows(a);
+    pin_markers(a);
     if (a->mesh_vert_count > 0) {
         glBindBuffer(GL_ARRAY_BUFFER, a->mesh_vbo);
         glBufferSubData(GL_ARRAY_BUFFER, 0,
@@ -273,8 +402,15 @@ void render3d_draw(app *a) {
         glEnable(GL_CULL_FACE);
         glDisable(GL_BLEND);
         glBindVertexArray(a->mesh_vao);
-        glDrawElements(GL_TRIANGLES, a->mesh_index_count, GL_UNSIGNED_INT, (void *)0);
+        glDrawElements(GL_TRIANGLES, a->mesh_closed_index_count, GL_UNSIGNED_INT, (void *)0);
+        // Cloths are seen from both sides: the shader turns the normal of a
+        // back face toward the eye.
         glDisable(GL_CULL_FACE);
+        const int cloth = a->mesh_index_count - a->mesh_closed_index_count;
+        if (cloth > 0) {
+            glDrawElements(GL_TRIANGLES, cloth, GL_UNSIGNED_INT,
+                           (void *)((size_t)a->mesh_closed_index_count * sizeof(GLuint)));
+        }
         glDisable(GL_POLYGON_OFFSET_FILL);
     }
     if (params->floor) {
@@ -290,6 +426,11 @@ void render3d_draw(app *a) {
 
     glUseProgram(a->prog.color);
     glUniformMatrix4fv(a->prog.color_transform, 1, GL_FALSE, (const float *)vp);
+    if (a->pins3d.count > 0) {
+        glDisable(GL_BLEND);
+        batch_draw(&a->pins3d, GL_TRIANGLES, 0, a->pins3d.count);
+        glEnable(GL_BLEND);
+    }
     if (params->floor) {
         glDepthMask(GL_FALSE);
         batch_draw(&a->tris3d, GL_TRIANGLES, 0, a->tris3d.count);

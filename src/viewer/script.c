@@ -4,6 +4,7 @@
 // One event per line, `FRAME EVENT ARGS...`, '#' starts a comment:
 //   10 mouse_move X Y              cursor to window coordinates (pixels, top left)
 //   10 mouse_move_body B [DX DY]   cursor onto body B's centre, plus (DX, DY) pixels
+//   10 mouse_move_point B P [DX DY] cursor onto point P of body B, plus (DX, DY) pixels
 //   10 mouse_move_by DX DY         cursor moved by (DX, DY) pixels
 //   10 mouse_down left|right|middle [shift] [ctrl] [alt]
 //   10 mouse_up left|right|middle
@@ -29,6 +30,7 @@
 enum {
     EV_MOVE,
     EV_MOVE_BODY,
+    EV_MOVE_POINT,
     EV_MOVE_BY,
     EV_DOWN,
     EV_UP,
@@ -45,9 +47,11 @@ enum {
 };
 
 static const char *const event_names[EV_COUNT] = {
-    "mouse_move", "mouse_move_body", "mouse_move_by", "mouse_down", "mouse_up",
-    "click",      "scroll",          "key",           "key_down",   "key_up",
-    "drop",       "screenshot",      "resize",        "quit"};
+    "mouse_move",    "mouse_move_body", "mouse_move_point",
+    "mouse_move_by", "mouse_down",      "mouse_up",
+    "click",         "scroll",          "key",
+    "key_down",      "key_up",          "drop",
+    "screenshot",    "resize",          "quit"};
 
 typedef struct key_name {
     const char *name;
@@ -176,6 +180,18 @@ static bool parse_event(char **w, int n, const char *rest, script_event *ev, cha
         ev->body = (int)body;
         return n == 2 || (parse_number(w[2], &ev->x) && parse_number(w[3], &ev->y));
     }
+    case EV_MOVE_POINT: {
+        snprintf(expected, expected_size, "mouse_move_point BODY POINT [DX DY]");
+        float body = -1.0f, point = -1.0f;
+        if (!(n == 3 || n == 5) || !parse_number(w[1], &body) || body < 0.0f ||
+            body != floorf(body) || !parse_number(w[2], &point) || point < 0.0f ||
+            point != floorf(point)) {
+            return false;
+        }
+        ev->body = (int)body;
+        ev->code = (int)point;
+        return n == 3 || (parse_number(w[3], &ev->x) && parse_number(w[4], &ev->y));
+    }
     case EV_DOWN:
     case EV_CLICK:
     case EV_UP:
@@ -219,7 +235,8 @@ static bool parse_event(char **w, int n, const char *rest, script_event *ev, cha
         return n == 1;
     default:
         snprintf(expected, expected_size,
-                 "an event: mouse_move, mouse_move_body, mouse_move_by, mouse_down, mouse_up, "
+                 "an event: mouse_move, mouse_move_body, mouse_move_point, mouse_move_by, "
+                 "mouse_down, mouse_up, "
                  "click, scroll, key, key_down, key_up, drop, screenshot, resize or quit");
         return false;
     }
@@ -352,6 +369,16 @@ static void run_event(app *a, const script_event *ev) {
         } else {
             fprintf(stderr, "psb view: script line %d: body %d is not on screen\n", ev->line,
                     ev->body);
+        }
+        break;
+    }
+    case EV_MOVE_POINT: {
+        double x, y;
+        if (input_point_screen_pos(a, ev->body, ev->code, &x, &y)) {
+            input_cursor(a, x + ev->x, y + ev->y);
+        } else {
+            fprintf(stderr, "psb view: script line %d: point %d of body %d is not on screen\n",
+                    ev->line, ev->code, ev->body);
         }
         break;
     }

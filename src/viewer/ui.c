@@ -82,7 +82,52 @@ static const char *pressure_unit(const app *a, int b) {
     return a->vertex_base[b] < 0 ? "N/m" : "Pa";
 }
 
-// Top left of the 2D view: frame rate, time, the integrator and the parameters.
+// The scene's name, place in the list and summary.
+static void scene_line(const app *a, char *t, size_t size) {
+    const int entry = app_scene_entry(a), entries = app_scene_entries(a);
+    if (a->models_loaded) {
+        snprintf(t, size, "scene %d/%d: loaded models (Backspace: back to '%s')", entry + 1,
+                 entries, a->scene_name);
+    } else {
+        snprintf(t, size, "scene %d/%d %s: %s", entry + 1, entries, a->scene.name,
+                 psb_scene_summary(entry));
+    }
+}
+
+// The wind and shape matching as they stand, on one line.
+static void wind_shape_line(const app *a, char *t, size_t size) {
+    const psb_params *p = psb_world_params(a->scene.world);
+    int used = 0;
+    if (wind_blowing(p)) {
+        used = snprintf(t, size, "wind (%.3g, %.3g, %.3g) m/s, gusts %.3g m/s", p->wind.x,
+                        p->wind.y, p->wind.z, p->wind_turbulence);
+    } else {
+        used = snprintf(t, size, "wind off");
+    }
+    int on = 0;
+    double k = 0.0, rate = 0.0;
+    bool same = true;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        const psb_body_params *m = psb_body_get_params(a->scene.world, b);
+        if (m->shape_k > 0.0 || m->shape_damping > 0.0) {
+            same = same && (on == 0 || (m->shape_k == k && m->shape_damping == rate));
+            k = m->shape_k;
+            rate = m->shape_damping;
+            on++;
+        }
+    }
+    const size_t rest = used > 0 && (size_t)used < size ? size - (size_t)used : 0;
+    if (on == 0) {
+        snprintf(t + used, rest, "   shape matching off");
+    } else if (on == a->scene.body_count && same) {
+        snprintf(t + used, rest, "   shape k %.3g N/m, %.3g/s", k, rate);
+    } else {
+        snprintf(t + used, rest, "   shape matching on %d of %d bodies", on, a->scene.body_count);
+    }
+}
+
+// Top left of the 2D view: the scene, frame rate, time, the integrator and
+// the parameters.
 static void status_panel(app *a) {
     const float s = a->ui_scale, pad = 6.0f * s, lh = LINE * s;
     const psb_params *p = psb_world_params(a->scene.world);
@@ -91,10 +136,13 @@ static void status_panel(app *a) {
     const float x = a->view2d.x + pad, y0 = a->view2d.y + pad;
     const float w = fminf(a->view2d.w - 2.0f * pad, 62.0f * 6.0f * s);
     const char *event = psb_world_last_event(a->scene.world);
-    const int lines = 6 + (event[0] ? 2 : 0);
-    panel(a, x - pad * 0.5f, y0 - pad * 0.5f, w + pad, lines * lh + pad, 0.72f);
     char t[TEXT_MAX];
+    scene_line(a, t, sizeof t);
+    const int scene_lines = (int)ceilf(1.1f * ui_text_width(a, t, s) / w);
+    const int lines = 7 + (scene_lines < 3 ? scene_lines : 3) + (event[0] ? 2 : 0);
+    panel(a, x - pad * 0.5f, y0 - pad * 0.5f, w + pad, lines * lh + pad, 0.72f);
     float y = y0;
+    y += lh * (float)text_wrapped(a, x, y, s, warn, t, w, 3);
     float cx = x + ui_text(a, x, y, s, white, "psb ");
     snprintf(t, sizeof t, "%5.1f fps %6.2f ms/frame", a->fps, a->frame_ms);
     cx += ui_text(a, cx, y, s, a->fps >= 55.0 || a->frame < 30 ? good : warn, t);
@@ -130,42 +178,61 @@ static void status_panel(app *a) {
              a->gas_scale, p->restitution, p->friction, a->config.grab_k);
     ui_text(a, x, y, s, dim, t);
     y += lh;
-    ui_text(a, x, y, s, dim, "H: help   Space: pause   drag: grab / orbit");
+    wind_shape_line(a, t, sizeof t);
+    ui_text(a, x, y, s, dim, t);
+    y += lh;
+    ui_text(a, x, y, s, dim, "H: help   Space: pause   Tab: next scene");
     y += lh;
     if (event[0]) {
         text_wrapped(a, x, y, s, warn, event, w, 2);
     }
 }
 
-// Top left of the 3D view: one row per body.
-static void body_table(app *a) {
+// Top left of the 3D view: one row per body. Returns its right edge, pixels.
+static float body_table(app *a) {
     const float s = a->ui_scale, pad = 6.0f * s, lh = LINE * s;
     const float x = a->view3d.x + pad, y0 = a->view3d.y + pad;
-    const float col[6] = {0.0f, 12.0f, 24.0f, 32.0f, 44.0f, 52.0f};
+    const float col[8] = {0.0f, 12.0f, 24.0f, 32.0f, 44.0f, 54.0f, 65.0f, 69.0f};
     const float cw = 6.0f * s;
-    panel(a, x - pad * 0.5f, y0 - pad * 0.5f, col[5] * cw + pad,
+    panel(a, x - pad * 0.5f, y0 - pad * 0.5f, col[7] * cw + pad,
           (float)(a->scene.body_count + 1) * lh + pad, 0.6f);
-    const char *heads[5] = {"body", "V", "V/V0", "P", "E (J)"};
-    for (int c = 0; c < 5; c++) {
+    const char *heads[7] = {"body", "V", "V/V0", "P", "E (J)", "shape", "pins"};
+    for (int c = 0; c < 7; c++) {
         ui_text(a, x + col[c] * cw, y0, s, dim, heads[c]);
     }
     for (int b = 0; b < a->scene.body_count; b++) {
         const psb_body_state *st = &a->state[b];
+        const psb_body_params *m = psb_body_get_params(a->scene.world, b);
         const float y = y0 + (float)(b + 1) * lh;
         const float *c = a->scene.bodies[b].color;
         const rgba bc = rgba_f(c[0], c[1], c[2], 1.0f);
         char t[TEXT_MAX];
         snprintf(t, sizeof t, "%.11s", a->scene.bodies[b].label);
         ui_text(a, x, y, s, bc, t);
-        snprintf(t, sizeof t, "%.4g %s", st->volume, a->vertex_base[b] < 0 ? "m^2" : "m^3");
-        ui_text(a, x + col[1] * cw, y, s, white, t);
-        snprintf(t, sizeof t, "%.3f", st->rest_volume > 0.0 ? st->volume / st->rest_volume : 0.0);
-        ui_text(a, x + col[2] * cw, y, s, white, t);
-        snprintf(t, sizeof t, "%.4g %s", st->pressure, pressure_unit(a, b));
-        ui_text(a, x + col[3] * cw, y, s, white, t);
-        snprintf(t, sizeof t, "%.4g", st->energy);
+        if (psb_body_get_kind(a->scene.world, b) == PSB_CLOTH) {
+            ui_text(a, x + col[1] * cw, y, s, dim, "cloth: no gas");
+        } else {
+            snprintf(t, sizeof t, "%.4g %s", st->volume, a->vertex_base[b] < 0 ? "m^2" : "m^3");
+            ui_text(a, x + col[1] * cw, y, s, white, t);
+            snprintf(t, sizeof t, "%.3f",
+                     st->rest_volume > 0.0 ? st->volume / st->rest_volume : 0.0);
+            ui_text(a, x + col[2] * cw, y, s, white, t);
+            snprintf(t, sizeof t, "%.4g %s", st->pressure, pressure_unit(a, b));
+            ui_text(a, x + col[3] * cw, y, s, white, t);
+        }
+        // Rounding leaves crumbs like 1e-26 J where the energy is 0.
+        snprintf(t, sizeof t, "%.4g", fabs(st->energy) < 1e-9 ? 0.0 : st->energy);
         ui_text(a, x + col[4] * cw, y, s, white, t);
+        if (m->shape_k > 0.0 || m->shape_damping > 0.0) {
+            snprintf(t, sizeof t, "%.3g N/m %.3g/s", m->shape_k, m->shape_damping);
+            ui_text(a, x + col[5] * cw, y, s, white, t);
+        } else {
+            ui_text(a, x + col[5] * cw, y, s, dim, "off");
+        }
+        snprintf(t, sizeof t, "%d", st->pinned);
+        ui_text(a, x + col[6] * cw, y, s, st->pinned > 0 ? white : dim, t);
     }
+    return x + col[7] * cw + pad;
 }
 
 // Bottom of the 3D view: the overlay keys (lit when on) and the last message.
@@ -211,15 +278,18 @@ static void help_overlay(app *a) {
     static const char *const rows[][2] = {
         {"MOUSE, 3D VIEW (RIGHT)", ""},
         {"left drag on a body", "grab the point under the cursor and pull it"},
+        {"left drag on a pinned point", "move its pin"},
         {"left drag elsewhere", "orbit the camera"},
         {"shift+left or right click", "poke a body: an impulse into its surface"},
         {"right or middle drag", "pan"},
         {"wheel", "zoom"},
         {"MOUSE, 2D VIEW (LEFT)", ""},
-        {"left drag on the ring", "grab its nearest point and pull it"},
+        {"left drag on the ring", "grab its nearest point and pull it (or move its pin)"},
         {"shift+left or right click", "poke the ring"},
         {"wheel", "zoom the 2D view"},
         {"KEYS", ""},
+        {"1 .. 9", NULL}, // the scenes' names, from their table
+        {"Tab  (shift+Tab)", "next (previous) scene, the loaded OBJ files last"},
         {"Space", "pause / run"},
         {"S", "one step (pauses)"},
         {"R", "reset the bodies"},
@@ -227,9 +297,12 @@ static void help_overlay(app *a) {
         {"]  [", "spring stiffness up / down (x1.25)"},
         {"I  (shift+I)", "next (previous) integrator"},
         {"G", "gravity on / off"},
+        {"T", "pin / unpin the held point (or the one under the cursor)"},
+        {"M", "shape matching on / off for every body"},
+        {"B", "wind on / off"},
         {"V  N  F", "velocity vectors, normals, pressure forces"},
         {"W  C", "spring wireframe, colour by spring strain"},
-        {"Z  or  Home", "reset the camera and the 2D zoom"},
+        {"Z  or  Home", "reset the camera and the 2D view to the scene's"},
         {"P  or  F12", "screenshot: psb-screenshot-NNN.png"},
         {"Backspace", "back to the built-in scene after loading OBJ files"},
         {"H  or  F1", "this help"},
@@ -246,22 +319,34 @@ static void help_overlay(app *a) {
     float y = y0 + pad;
     ui_text(a, x0 + pad, y, s, warn, "psb viewer: keys and mouse (H to close)");
     y += lh;
+    const int scenes = psb_scene_count() < 9 ? psb_scene_count() : 9;
+    char keys[16], names[TEXT_MAX] = "scene: ";
+    snprintf(keys, sizeof keys, "1 .. %d", scenes);
+    for (int i = 0; i < scenes; i++) {
+        const size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", psb_scene_name(i));
+    }
     for (int r = 0; r < count; r++) {
-        const bool heading = rows[r][1][0] == '\0';
-        ui_text(a, x0 + pad, y, s, heading ? warn : white, rows[r][0]);
-        ui_text(a, x0 + pad + key_w, y, s, dim, rows[r][1]);
+        const bool scene_row = rows[r][1] == NULL;
+        const bool heading = !scene_row && rows[r][1][0] == '\0';
+        ui_text(a, x0 + pad, y, s, heading ? warn : white, scene_row ? keys : rows[r][0]);
+        ui_text(a, x0 + pad + key_w, y, s, dim, scene_row ? names : rows[r][1]);
         y += lh;
     }
 }
 
-static void view_labels(app *a) {
+// The views' names, where the panels leave room (table_right: the body
+// table's right edge).
+static void view_labels(app *a, float table_right) {
     const float s = a->ui_scale, pad = 6.0f * s;
-    const char *left = "2D ring (orthographic)";
-    const char *right = a->models_loaded ? "3D: loaded models" : "3D shells (perspective)";
+    const char *left = "2D (orthographic)";
+    const char *right = a->models_loaded ? "3D: loaded models" : "3D (perspective)";
     ui_text(a, a->view2d.x + a->view2d.w - ui_text_width(a, left, s) - pad,
             a->view2d.y + a->view2d.h - pad - LINE * s, s, dim, left);
-    ui_text(a, a->view3d.x + a->view3d.w - ui_text_width(a, right, s) - pad, a->view3d.y + pad, s,
-            dim, right);
+    const float right_x = a->view3d.x + a->view3d.w - ui_text_width(a, right, s) - pad;
+    if (right_x > table_right) {
+        ui_text(a, right_x, a->view3d.y + pad, s, dim, right);
+    }
 }
 
 void ui_build(app *a) {
@@ -270,9 +355,8 @@ void ui_build(app *a) {
     }
     backgrounds(a);
     plots_build(a);
-    view_labels(a);
     status_panel(a);
-    body_table(a);
+    view_labels(a, body_table(a));
     footer(a);
     a->ui_back_top = a->ui_back.count;
     a->ui_text_top = a->ui_text.count;

@@ -2,9 +2,10 @@
 // that given regions hold enough pixels of given hues (the ring on the left,
 // the bodies on the right); or that two screenshots differ.
 //
-//   check_png FILE WIDTH HEIGHT [X,Y,W,H:HUE:MIN ...]
+//   check_png FILE WIDTH HEIGHT [X,Y,W,H:HUE:MIN[:SMIN:SMAX] ...]
 //       a region (pixels, top left) must hold MIN pixels within 14 degrees of
 //       HUE (0..360) that are saturated and bright enough to be a body colour
+//       (saturation 0.35..1, or SMIN..SMAX for a greyish colour)
 //   check_png --differ A B FRACTION
 //       at least FRACTION of the pixels differ (by more than 24 in a channel)
 // Exit status 0 when every check passes, 1 when one fails (with a line on
@@ -61,7 +62,7 @@ static int check_not_blank(const unsigned char *px, int w, int h) {
     }
     const double mean = sum / n, sd = sqrt(fmax(sum2 / n - mean * mean, 0.0));
     printf("luminance_mean=%.1f luminance_sd=%.1f colours=%d\n", mean, sd, distinct);
-    if (sd < 10.0 || distinct < 200) {
+    if (sd < 10.0 || distinct < 100) {
         fprintf(stderr, "check_png: the image looks blank (sd %.1f, %d colours)\n", sd, distinct);
         return 1;
     }
@@ -70,9 +71,12 @@ static int check_not_blank(const unsigned char *px, int w, int h) {
 
 static int check_region(const unsigned char *px, int w, int h, const char *spec) {
     int x0, y0, rw, rh, min;
-    double hue;
-    if (sscanf(spec, "%d,%d,%d,%d:%lf:%d", &x0, &y0, &rw, &rh, &hue, &min) != 6) {
-        fprintf(stderr, "check_png: bad region '%s' (expected X,Y,W,H:HUE:MIN)\n", spec);
+    double hue, s_lo = 0.35, s_hi = 1.0;
+    const int fields =
+        sscanf(spec, "%d,%d,%d,%d:%lf:%d:%lf:%lf", &x0, &y0, &rw, &rh, &hue, &min, &s_lo, &s_hi);
+    if (fields != 6 && fields != 8) {
+        fprintf(stderr, "check_png: bad region '%s' (expected X,Y,W,H:HUE:MIN[:SMIN:SMAX])\n",
+                spec);
         return 2;
     }
     int count = 0;
@@ -84,7 +88,7 @@ static int check_region(const unsigned char *px, int w, int h, const char *spec)
             double ph, s, v;
             hsv(px + 3 * ((long)y * w + x), &ph, &s, &v);
             const double dh = fabs(fmod(ph - hue + 540.0, 360.0) - 180.0);
-            count += s >= 0.35 && v >= 0.25 && dh <= 14.0;
+            count += s >= s_lo && s <= s_hi && v >= 0.25 && dh <= 14.0;
         }
     }
     printf("region %s: %d pixels of hue %.0f\n", spec, count, hue);
@@ -127,7 +131,7 @@ int main(int argc, char **argv) {
         return differ(argv[2], argv[3], atof(argv[4]));
     }
     if (argc < 4) {
-        fprintf(stderr, "usage: check_png FILE WIDTH HEIGHT [X,Y,W,H:HUE:MIN ...]\n"
+        fprintf(stderr, "usage: check_png FILE WIDTH HEIGHT [X,Y,W,H:HUE:MIN[:SMIN:SMAX] ...]\n"
                         "       check_png --differ A B FRACTION\n");
         return 2;
     }

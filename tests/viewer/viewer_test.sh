@@ -278,6 +278,226 @@ script_errors)
     [ $? -eq 2 ] && grep -q 'needs --frames' "$tmp/err" || fail "--screenshot without --frames"
     "$psb" view --help | grep -q 'input-script' || fail "the help lacks --input-script"
     ;;
+scenes)
+    # Every scene of the table (as `psb view --help` lists them) renders, is
+    # not blank, and shows its colours where they belong.
+    names=$("$psb" view --help | sed -n 's/^  [0-9][0-9]* \([a-z0-9_-]*\) .*/\1/p')
+    [ "$(echo "$names" | wc -w)" -ge 6 ] || fail "the help lists too few scenes: $names"
+    for name in $names; do
+        view 60 --scene "$name" --screenshot "$tmp/$name.png"
+        expect scene "$name" "$tmp/report"
+        expect blowups 0 "$tmp/report"
+        sane
+        v2=$(get view2d "$tmp/report")
+        v3=$(get view3d "$tmp/report")
+        case $name in
+        flag)
+            # The red cloth and the lime pins of its two corners in 3D.
+            expect spheres 0 "$tmp/report"
+            expect pinned 3 "$tmp/report"
+            expect wind_on 1 "$tmp/report"
+            set -- "$v3:357:4000" "$v3:77:60"
+            ;;
+        planets)
+            # The sandstone spheres: shaded in 3D, their cross-sections in 2D.
+            expect spheres 4 "$tmp/report"
+            set -- "$v2:35:8000:0.15:0.4" "$v3:35:6000:0.15:0.4"
+            ;;
+        pressure)
+            # Blue, green, red: three rings on the left, three spheres on the right.
+            set -- "$v2:216:1500" "$v2:129:1500" "$v2:0:1500" "$v3:216:1500" "$v3:129:1500" \
+                "$v3:0:1500"
+            ;;
+        ring)
+            set -- "$v2:37:4000"
+            ;;
+        *)
+            set --
+            ;;
+        esac
+        "$check_png" "$tmp/$name.png" 1280 720 "$@" || fail "scene $name: the picture is wrong"
+    done
+    ;;
+switch)
+    # Digits and Tab switch scenes; the integrator and gravity carry over,
+    # each scene brings its own wind.
+    cat >"$tmp/script" <<'END'
+3 key I
+4 key G
+5 key 2
+END
+    view 20 --input-script "$tmp/script"
+    expect scene pressure "$tmp/report"
+    expect scene_entry 1 "$tmp/report"
+    expect bodies 6 "$tmp/report"
+    expect integrator heun "$tmp/report"
+    expect gravity 0 "$tmp/report"
+    cat >"$tmp/script" <<'END'
+# flag, B: no wind; Tab: planets (still air); 4: the flag again, in its wind
+5 key B
+6 key TAB
+END
+    view 12 --scene flag --input-script "$tmp/script"
+    expect scene planets "$tmp/report"
+    expect wind_on 0 "$tmp/report"
+    printf '5 key B\n6 key TAB\n7 key 4\n' >"$tmp/script"
+    view 12 --scene flag --input-script "$tmp/script"
+    expect scene flag "$tmp/report"
+    expect wind_on 1 "$tmp/report"
+    # shift+Tab from the first scene wraps to the last
+    printf '5 key TAB shift\n' >"$tmp/script"
+    view 10 --input-script "$tmp/script"
+    expect scene ring "$tmp/report"
+    # Loaded files are one more entry: Tab leaves them, shift+Tab reloads them.
+    printf '5 drop %s\n8 key TAB\n' "$data/box.obj" >"$tmp/script"
+    view 12 --input-script "$tmp/script"
+    expect scene default "$tmp/report"
+    expect scene_entries 7 "$tmp/report"
+    printf '5 drop %s\n8 key TAB\n10 key TAB shift\n' "$data/box.obj" >"$tmp/script"
+    view 14 --input-script "$tmp/script"
+    expect scene models "$tmp/report"
+    expect bodies 2 "$tmp/report"
+    grep -q '^body1=box.obj' "$tmp/report" || fail "shift+Tab did not bring box.obj back"
+    ;;
+pin)
+    # Grab a free point in the middle of the flag, pull it, pin it with T,
+    # let go: it stays where it was pinned while the wind blows.
+    cat >"$tmp/script" <<'END'
+60 mouse_move_point 1 82
+61 mouse_down left
+62 mouse_move_by 30 20
+64 mouse_move_by 30 20
+66 key T
+67 mouse_up left
+END
+    view 130 --scene flag --input-script "$tmp/script"
+    grep -E '^(body1|pin|pinned|unpins|grab)' "$tmp/report"
+    expect pinned 4 "$tmp/report"
+    expect pins_made 1 "$tmp/report"
+    expect pin_body 1 "$tmp/report"
+    expect pin_point 82 "$tmp/report"
+    expect pin_pinned 1 "$tmp/report"
+    grep -q '^body1=.* pinned=3 ' "$tmp/report" || fail "the flag does not hold 3 pins"
+    moved=$(distance "$(get pin_at "$tmp/report")" "$(get pin_position "$tmp/report")")
+    awk -v d="$moved" 'BEGIN { exit !(d < 1e-9) }' || fail "the pinned point moved $moved m"
+    sane
+    # T on a pinned point under the cursor (nothing held) frees it again;
+    # so does T while holding one.
+    cat >"$tmp/script" <<'END'
+60 mouse_move_point 1 82
+61 mouse_down left
+62 mouse_move_by 30 20
+64 key T
+65 mouse_up left
+80 mouse_move_point 1 82
+81 key T
+END
+    view 90 --scene flag --input-script "$tmp/script"
+    expect pinned 3 "$tmp/report"
+    expect unpins 1 "$tmp/report"
+    expect pin_pinned 0 "$tmp/report"
+    printf '60 mouse_move_point 1 82\n61 mouse_down left\n62 key T\n64 key T\n65 mouse_up left\n' \
+        >"$tmp/script"
+    view 70 --scene flag --input-script "$tmp/script"
+    expect pins_made 1 "$tmp/report"
+    expect unpins 1 "$tmp/report"
+    expect pinned 3 "$tmp/report"
+    # Dragging a pinned corner moves its pin with the cursor.
+    cat >"$tmp/script" <<'END'
+30 mouse_move_point 1 0 3 3
+31 mouse_down left
+32 mouse_move_by 40 0
+34 mouse_move_by 40 0
+36 mouse_move_by 40 0
+38 mouse_up left
+END
+    view 60 --scene flag --input-script "$tmp/script"
+    expect pinned 3 "$tmp/report"
+    expect pin_point 0 "$tmp/report"
+    awk -F'[=,]' '/^pin_position=/ { exit !($2 > -0.4) }' "$tmp/report" ||
+        fail "the corner's pin did not follow the cursor to the right: $(get pin_position "$tmp/report")"
+    # With nothing held and nothing under the cursor, T says what to do.
+    printf '5 mouse_move 1200 150\n6 key T\n' >"$tmp/script"
+    view 10 --scene flag --input-script "$tmp/script"
+    grep -q '^message=T: grab a point first' "$tmp/report" || fail "T without a point: no hint"
+    expect pinned 3 "$tmp/report"
+    ;;
+shape)
+    # M: shape matching on for every body (the configured k and rate), then off.
+    printf '5 key M\n' >"$tmp/script"
+    view 10 --input-script "$tmp/script"
+    [ "$(grep -c '^body[0-9]*=.* shape_k=60 shape_damping=3 ' "$tmp/report")" -eq 4 ] ||
+        fail "M did not switch shape matching on for the 4 bodies"
+    printf '5 key M\n7 key M\n' >"$tmp/script"
+    view 10 --input-script "$tmp/script" --shape-k 80 --shape-damping 2
+    [ "$(grep -c '^body[0-9]*=.* shape_k=0 shape_damping=0 ' "$tmp/report")" -eq 4 ] ||
+        fail "a second M did not switch it off"
+    printf '5 key M\n' >"$tmp/script"
+    view 10 --input-script "$tmp/script" --shape-k 80 --shape-damping 2
+    [ "$(grep -c '^body[0-9]*=.* shape_k=80 shape_damping=2 ' "$tmp/report")" -eq 4 ] ||
+        fail "M did not use --shape-k 80 --shape-damping 2"
+    # The shape scene mixes on purpose: M switches all off, then all on.
+    view 5 --scene shape
+    [ "$(grep -c '^body[0-9]*=.* shape_k=0 ' "$tmp/report")" -eq 2 ] ||
+        fail "the shape scene should build 2 bodies without shape matching"
+    printf '3 key M\n' >"$tmp/script"
+    view 5 --scene shape --input-script "$tmp/script"
+    [ "$(grep -c '^body[0-9]*=.* shape_k=0 shape_damping=0 ' "$tmp/report")" -eq 6 ] ||
+        fail "M in the shape scene did not switch every body off"
+    printf '3 key M\n4 key M\n' >"$tmp/script"
+    view 5 --scene shape --input-script "$tmp/script"
+    [ "$(grep -c '^body[0-9]*=.* shape_k=60 shape_damping=3 ' "$tmp/report")" -eq 6 ] ||
+        fail "M twice in the shape scene did not switch every body on"
+    ;;
+wind)
+    # B: the configured wind (the flag's by default) on and off; it pushes the ring.
+    view 90
+    expect wind_on 0 "$tmp/report"
+    still=$(get body0_centroid "$tmp/report")
+    printf '1 key B\n' >"$tmp/script"
+    view 90 --input-script "$tmp/script"
+    expect wind_on 1 "$tmp/report"
+    expect wind 6.000000,0.000000,0.000000 "$tmp/report"
+    expect wind_turbulence 2 "$tmp/report"
+    blown=$(get body0_centroid "$tmp/report")
+    echo "ring centre: still air $still, wind $blown"
+    awk -v a="$still" -v b="$blown" 'BEGIN { split(a, p, ","); split(b, q, ",");
+        exit !(q[1] > p[1] + 0.1) }' || fail "the wind did not push the ring along +x"
+    printf '1 key B\n3 key B\n' >"$tmp/script"
+    view 5 --input-script "$tmp/script"
+    expect wind_on 0 "$tmp/report"
+    expect wind 0.000000,0.000000,0.000000 "$tmp/report"
+    # --wind blows in every scene; B in the flag scene stops it.
+    view 5 --wind 1,2,3 --wind-turbulence 0.5 --wind-drag 2
+    expect wind 1.000000,2.000000,3.000000 "$tmp/report"
+    expect wind_turbulence 0.5 "$tmp/report"
+    grep -q '^body1=.* wind_drag=2$' "$tmp/report" || fail "--wind-drag 2 not in force"
+    printf '3 key B\n' >"$tmp/script"
+    view 5 --scene flag --input-script "$tmp/script" --wind 1,2,3
+    expect wind_on 0 "$tmp/report"
+    printf '3 key B\n4 key B\n' >"$tmp/script"
+    view 5 --scene flag --input-script "$tmp/script" --wind 1,2,3
+    expect wind 1.000000,2.000000,3.000000 "$tmp/report"
+    ;;
+options)
+    # Bad values of the new options: one line that names the option.
+    for bad in "--wind 1,2" "--wind 1,2,x" "--wind-turbulence -1" "--shape-k 0" \
+        "--shape-damping -2" "--wind-drag -1" "--scene nowhere"; do
+        # shellcheck disable=SC2086
+        "$psb" view --frames 1 $bad >/dev/null 2>"$tmp/err"
+        rc=$?
+        option=${bad%% *}
+        [ $rc -eq 2 ] || fail "$bad: exit status $rc, expected 2"
+        [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$option" "$tmp/err" ||
+            fail "$bad: expected one line naming $option, got: $(cat "$tmp/err")"
+    done
+    "$psb" view --frames 1 --scene nowhere 2>&1 | grep -q 'planets' ||
+        fail "--scene nowhere does not list the scenes"
+    "$psb" view --help >"$tmp/help"
+    for name in default pressure shape flag planets ring; do
+        grep -q "^  [0-9] $name " "$tmp/help" || fail "the help does not list the scene $name"
+    done
+    ;;
 *)
     echo "viewer_test.sh: unknown test '$test_name'" >&2
     exit 2
