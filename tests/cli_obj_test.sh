@@ -67,7 +67,7 @@ repair_keys="welded unused_dropped degenerate_dropped duplicates_dropped faces_f
     components_flipped holes_filled fill_triangles obj_lines obj_vertices obj_faces obj_polygons"
 timing_keys="parse_ms repair_ms check_ms total_ms"
 summary_keys="time steps points volume pressure mean_radius kinetic spring gas gravity_pe energy
-    centroid_x centroid_y centroid_z min_y blowups bodies"
+    centroid_x centroid_y centroid_z min_y blowups bodies shape pinned"
 
 # ---- OBJ files of our own, so these checks need nothing else
 
@@ -267,7 +267,7 @@ run sim --mesh "$tmp/two_cubes.obj" --time 0.5 --summary --csv "$tmp/two.csv" --
 expect_status 0 "sim --mesh two_cubes.obj --csv"
 expect_value blowups 0 "two cubes run without blow-ups"
 checks=$((checks + 1))
-awk -F, 'NR > 1 { rows++; if (NF != 13) bad = 1 } END { exit !(rows >= 2 && !bad) }' \
+awk -F, 'NR > 1 { rows++; if (NF != 14) bad = 1 } END { exit !(rows >= 2 && !bad) }' \
     "$tmp/two.csv" || fail "two cubes CSV: $(head -c 300 "$tmp/two.csv")"
 expect_close "$(tail -n 1 "$tmp/two.csv" | cut -d, -f2)" "$(value volume)" 1e-6 \
     "the last CSV row's volume is the summary's"

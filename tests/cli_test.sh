@@ -57,15 +57,22 @@ expect_one_error_line "unknown command"
 
 run sim --help
 expect_status 0 "psb sim --help"
-for option in shape points subdiv radius mass ks kd nrt p0 gravity dt substeps time steps \
-    integrator floor no-floor restitution friction inflate-time gravity-waits mass-by-area \
-    height walls sphere csv csv-every summary; do
+for option in shape points subdiv radius columns rows mass ks kd nrt p0 gravity dt substeps \
+    time steps integrator floor no-floor restitution friction inflate-time gravity-waits \
+    mass-by-area height walls sphere csv csv-every summary scene shape-k shape-damping wind \
+    wind-turbulence wind-drag pin; do
     expect_in "$tmp/out" "^  --$option( |\$)" "psb sim --help mentions --$option"
 done
 expect_in "$tmp/out" '^  --ks .*\(N/m; default [0-9.e+-]+\)' "--ks shows its unit and default"
 expect_in "$tmp/out" '^  --dt .*\(s; default [0-9.e+-]+\)' "--dt shows its unit and default"
 expect_in "$tmp/out" '^  --mass .*\(kg; default [0-9.e+-]+\)' "--mass shows its unit and default"
 expect_in "$tmp/out" 'euler\|symplectic\|heun\|rk4\|verlet' "--integrator lists its choices"
+expect_in "$tmp/out" '^  --shape-k .*\(N/m; default 0\)' "--shape-k shows its unit and default"
+expect_in "$tmp/out" '^  --shape-damping .*\(1/s; default 0\)' "--shape-damping shows its unit"
+expect_in "$tmp/out" '\(m/s; default 0,0,0\)' "--wind shows its unit and default"
+expect_in "$tmp/out" '^  --wind-drag .*kg/\(m' "--wind-drag shows its unit"
+expect_in "$tmp/out" 'default, pressure, shape, flag, planets or ring' "--scene lists the scenes"
+expect_in "$tmp/out" 'ring\|icosphere\|uvsphere\|box\|torus\|cloth' "--shape lists cloth"
 
 run sim -h
 expect_status 0 "psb sim -h"
@@ -128,7 +135,34 @@ done <<'EOF'
 --summary --summary=yes
 --csv-every --csv-every 0
 --ks --ks
+--shape-k --shape-k -1
+--shape-k --shape-k nan
+--shape-damping --shape-damping -0.5
+--wind-drag --wind-drag -1
+--wind --wind 1,2
+--wind --wind 1,2,x
+--wind --wind 1,2,3,4
+--wind-turbulence --wind-turbulence -2
+--pin --pin -1
+--pin --pin 1.5
+--pin --pin x
+--pin --pin 642
+--pin --pin 5 --pin 9 --pin 100000
+--columns --columns 1
+--rows --rows 5000
+--scene --scene nosuch
+--scene --scene
+--scene --scene flag --shape ring
+--scene --scene flag --nrt 5
+--scene --scene flag --pin 0
+--scene --scene default --mesh whatever.obj
+--rows --mesh whatever.obj --rows 3
+--nrt --shape cloth --nrt 5
 EOF
+
+# An unknown scene: the error line lists the scenes there are.
+run sim --scene nosuch
+expect_in "$tmp/err" "default, pressure, shape, flag, planets or ring" "--scene nosuch lists the scenes"
 
 run sim stray
 expect_status 2 "stray argument"
@@ -149,7 +183,7 @@ expect_one_error_line "psb info --subdiv 9"
 # ---- psb sim --summary
 
 summary_keys="time steps points volume pressure mean_radius kinetic spring gas gravity_pe energy
-    centroid_x centroid_y centroid_z min_y blowups bodies"
+    centroid_x centroid_y centroid_z min_y blowups bodies shape pinned"
 
 run sim --summary --time 0.5
 expect_status 0 "psb sim --summary --time 0.5"
@@ -158,6 +192,8 @@ expect_keys "psb sim --summary" $summary_keys
 expect_value points 642 "default shape is the level-3 icosphere"
 expect_value blowups 0 "default scene runs without blow-ups"
 expect_value bodies 1 "a shape is one body"
+expect_value shape 0 "no shape matching by default"
+expect_value pinned 0 "no pins by default"
 
 run sim --summary --time 0.5 --dt 0.01
 expect_value steps 50 "--time 0.5 --dt 0.01"
@@ -250,14 +286,14 @@ run sim --time 0.5 --dt 0.01 --csv "$tmp/run.csv" --csv-every 10
 expect_status 0 "psb sim --csv"
 checks=$((checks + 1))
 header=$(head -n 1 "$tmp/run.csv")
-want_header="t,volume,pressure,kinetic,spring,gas,gravity,energy,mean_radius,centroid_x,centroid_y,centroid_z,min_y"
+want_header="t,volume,pressure,kinetic,spring,gas,gravity,energy,mean_radius,centroid_x,centroid_y,centroid_z,min_y,shape"
 [ "$header" = "$want_header" ] || fail "CSV header '$header'"
 checks=$((checks + 1))
-# Rows at steps 0, 10, 20, 30, 40, 50, each with 13 numbers.
-awk -F, 'NR > 1 { rows++; if (NF != 13) bad = 1; for (i = 1; i <= NF; i++)
+# Rows at steps 0, 10, 20, 30, 40, 50, each with 14 numbers.
+awk -F, 'NR > 1 { rows++; if (NF != 14) bad = 1; for (i = 1; i <= NF; i++)
         if ($i !~ /^-?[0-9.]+(e[-+][0-9]+)?$/) bad = 1 }
     END { exit !(rows == 6 && !bad) }' "$tmp/run.csv" ||
-    fail "CSV rows: expected 6 rows of 13 numbers, got: $(tail -n +2 "$tmp/run.csv" | head -c 400)"
+    fail "CSV rows: expected 6 rows of 14 numbers, got: $(tail -n +2 "$tmp/run.csv" | head -c 400)"
 checks=$((checks + 1))
 [ "$(sed -n 2p "$tmp/run.csv" | cut -d, -f1)" = 0 ] || fail "first CSV row is not at t = 0"
 expect_close "$(tail -n 1 "$tmp/run.csv" | cut -d, -f1)" 0.5 1e-9 "last CSV row at t = 0.5"
@@ -266,6 +302,125 @@ run sim --steps 20 --csv "$tmp/odd.csv" --csv-every 7
 checks=$((checks + 1))
 # Steps 0, 7, 14 and the final 20.
 [ "$(wc -l <"$tmp/odd.csv")" -eq 5 ] || fail "--csv-every 7 over 20 steps: $(wc -l <"$tmp/odd.csv") lines"
+
+# ---- scenes
+
+run sim --scene flag --time 2 --summary
+expect_status 0 "psb sim --scene flag"
+# shellcheck disable=SC2086
+expect_keys "psb sim --scene flag --summary" $summary_keys
+expect_value bodies 2 "the flag scene: the ring and the flag"
+expect_value points 224 "the flag scene: a 48-point ring and a 16 x 11 cloth"
+checks=$((checks + 1))
+[ "$(value pinned)" -ge 2 ] 2>/dev/null ||
+    fail "the flag scene pins at least the flag's two left corners: pinned=$(value pinned)"
+expect_value blowups 0 "the flag scene runs without blow-ups"
+expect_close "$(value time)" 2 1e-9 "--scene flag --time 2"
+
+run sim --scene flag --time 1
+expect_status 0 "psb sim --scene flag, the report"
+expect_in "$tmp/out" "scene flag" "the report names the scene"
+expect_in "$tmp/out" "pinned +[0-9]+ points" "the report counts the pins"
+expect_in "$tmp/out" "wind +\(6, 0, 0\) m/s, gusts 2 m/s" "the report shows the flag's wind"
+
+for scene in default pressure shape flag planets ring; do
+    run sim --scene "$scene" --time 0.5 --summary
+    expect_status 0 "--scene $scene"
+    expect_value blowups 0 "--scene $scene runs without blow-ups"
+done
+
+# The options given change the scene: a 20-point ring and level-1 spheres.
+run sim --scene default --points 20 --subdiv 1 --steps 3 --summary
+expect_status 0 "--scene default --points 20 --subdiv 1"
+expect_value points 146 "--scene default --points 20 --subdiv 1: 20 + 3 x 42 points"
+expect_value bodies 4 "the default scene: a ring and three spheres"
+expect_value steps 3 "--scene with --steps"
+run sim --scene shape --steps 30 --summary --shape-k 80
+expect_status 0 "--scene shape --shape-k 80"
+checks=$((checks + 1))
+awk -v e="$(value shape)" 'BEGIN { exit !(e > 0) }' ||
+    fail "--scene shape: shape=$(value shape), expected shape energy in the matched bodies"
+run sim --scene flag --steps 10 --dt 0.01 --integrator verlet --substeps 60 --csv "$tmp/scene.csv"
+expect_status 0 "--scene flag with --dt, --integrator, --substeps and --csv"
+expect_in "$tmp/out" "verlet, dt 0.01 s in 60 sub-steps," \
+    "--scene honours --dt, --integrator and --substeps"
+checks=$((checks + 1))
+[ "$(wc -l <"$tmp/scene.csv")" -eq 12 ] || fail "--scene --csv: $(wc -l <"$tmp/scene.csv") lines"
+
+# The flag lies in the x-y plane: only the gusts push it out of it.
+run sim --scene flag --time 1 --summary --wind 0,0,0 --wind-turbulence 0
+expect_value centroid_z 0 "--scene flag in still air stays in its plane"
+run sim --scene flag --time 1 --summary
+checks=$((checks + 1))
+[ "$(value centroid_z)" != 0 ] || fail "--scene flag: the gusts did not move the flag out of its plane"
+
+# ---- shape matching, wind, pins
+
+# Without gas a shell keeps its volume only with shape matching.
+run sim --subdiv 2 --nrt 0 --steps 0 --summary
+rest_volume=$(value volume)
+run sim --subdiv 2 --nrt 0 --time 4 --summary --shape-k 100 --shape-damping 1
+expect_status 0 "--shape-k 100 without gas"
+expect_value blowups 0 "--shape-k 100 without gas"
+expect_close "$(value volume)" "$rest_volume" 0.03 "--shape-k 100 without gas keeps the volume"
+checks=$((checks + 1))
+awk -v e="$(value shape)" 'BEGIN { exit !(e > 0) }' ||
+    fail "--shape-k 100 on the floor: shape=$(value shape), expected some shape energy"
+run sim --subdiv 2 --nrt 0 --time 4 --summary
+checks=$((checks + 1))
+awk -v v="$(value volume)" -v v0="$rest_volume" 'BEGIN { exit !(v < 0.5 * v0) }' ||
+    fail "without gas or shape matching: volume $(value volume) of $rest_volume, expected a collapse"
+
+# Wind up through a level cloth lifts it (no gravity, no floor); with
+# --wind-drag 0 it stays put.
+run sim --shape cloth --columns 6 --rows 6 --no-floor --gravity 0 --time 1 --summary --wind 0,3,0
+expect_status 0 "--shape cloth --wind 0,3,0"
+checks=$((checks + 1))
+awk -v y="$(value centroid_y)" 'BEGIN { exit !(y > 1.5) }' ||
+    fail "--wind 0,3,0 under a level cloth: centroid_y=$(value centroid_y), expected it blown up"
+run sim --shape cloth --columns 6 --rows 6 --no-floor --gravity 0 --time 1 --summary \
+    --wind 0,3,0 --wind-drag 0
+expect_value centroid_y 1 "--wind-drag 0: the wind does nothing"
+
+# A cloth falls onto a sphere and drapes over it.
+run sim --shape cloth --sphere 0,0.5,0,0.4 --height 1.2 --time 3 --summary
+expect_status 0 "--shape cloth over a sphere"
+expect_value blowups 0 "--shape cloth over a sphere"
+expect_value points 384 "--shape cloth: 24 x 16 points"
+expect_value volume 0 "a cloth encloses nothing"
+checks=$((checks + 1))
+awk -v y="$(value centroid_y)" 'BEGIN { exit !(y > 0.4) }' ||
+    fail "cloth over a sphere: centroid_y=$(value centroid_y), expected it held up by the sphere"
+
+run info --shape cloth --columns 5 --rows 4
+expect_status 0 "psb info --shape cloth"
+expect_value vertices 20 "a 5 x 4 cloth"
+expect_value faces 24 "a 5 x 4 cloth"
+expect_value holes 1 "a cloth has one border loop"
+expect_value closed no "a cloth is open"
+
+# Pins hold points still: a triangle pinned at all three corners does not
+# move, and its pinned points carry no gravity energy.
+run sim --shape ring --points 3 --no-floor --steps 0 --summary
+start_centroid_y=$(value centroid_y)
+run sim --shape ring --points 3 --no-floor --time 1 --summary --pin 0 --pin 1 --pin 2
+expect_status 0 "--pin on every point"
+expect_value pinned 3 "--pin 0 --pin 1 --pin 2"
+expect_value kinetic 0 "every point pinned: nothing moves"
+expect_value gravity_pe 0 "pinned points carry no gravity energy"
+expect_value centroid_y "$start_centroid_y" "every point pinned: the ring stays where it was"
+# One pin at the top: the ring hangs from it instead of falling 4.9 m.
+run sim --shape ring --points 12 --no-floor --steps 0 --summary
+start_centroid_y=$(value centroid_y)
+run sim --shape ring --points 12 --no-floor --time 1 --summary --pin 3 --kd 1
+expect_value pinned 1 "--pin 3"
+checks=$((checks + 1))
+awk -v y="$(value centroid_y)" -v y0="$start_centroid_y" 'BEGIN { exit !(y > y0 - 1) }' ||
+    fail "a ring pinned at its top fell to centroid_y=$(value centroid_y)"
+run sim --shape ring --points 12 --no-floor --time 1 --summary --kd 1
+checks=$((checks + 1))
+awk -v y="$(value centroid_y)" -v y0="$start_centroid_y" 'BEGIN { exit !(y < y0 - 4) }' ||
+    fail "an unpinned ring did not fall: centroid_y=$(value centroid_y)"
 
 # ---- analytic equilibria (DESIGN.md section 1), no gravity, no floor
 

@@ -385,7 +385,9 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
             b->springs[2 * i + 1] = i + 1 == b->n ? 0 : i + 1;
         }
     } else {
-        memcpy(b->tris, def->triangles, (size_t)b->tri_count * 3 * sizeof(int));
+        if (b->tri_count > 0) {
+            memcpy(b->tris, def->triangles, (size_t)b->tri_count * 3 * sizeof(int));
+        }
         for (int s = 0; s < b->spring_count; s++) {
             b->springs[2 * s] = (int)(edge_keys[s] >> 32);
             b->springs[2 * s + 1] = (int)(edge_keys[s] & 0xffffffffu);

@@ -212,11 +212,17 @@ static psb_status build_pressure(psb_scene *scene, psb_error *err) {
         return status;
     }
     status = psb_mesh_icosphere(&sphere, c->sphere_level, c->radius, err);
+    // Rings do not collide with each other, and on the floor the low gas
+    // spreads one into a puddle and the high gas swells one to 1.6 times its
+    // radius: they stand farther apart than the spheres, the high one well
+    // clear of the right wall.
+    const double ring_spacing = fmax(c->spacing, 3.8 * c->radius);
+    const double ring_shift = -0.6 * c->radius;
     for (int k = 0; k < 3 && status == PSB_OK; k++) {
         char label[32];
         snprintf(label, sizeof label, "%s (2D)", gas_labels[k]);
         status =
-            add_body(scene, &ring, (k - 1) * c->spacing, 0.0,
+            add_body(scene, &ring, (k - 1) * ring_spacing + ring_shift, 0.0,
                      c->gas_scale[k] * psb_default_gas_nrt(PSB_RING), label, gas_colors[k], err);
     }
     for (int k = 0; k < 3 && status == PSB_OK; k++) {
@@ -340,9 +346,11 @@ static psb_status build_planets(psb_scene *scene, psb_error *err) {
         return status;
     }
     status = psb_mesh_icosphere(&sphere, c->sphere_level, c->radius, err);
-    // Each drops onto a planet a little off its top, so it rolls off.
-    static const double drops[3][3] = {{-1.3, 2.6, 0.1}, {0.8, 3.3, -0.15}, {1.75, 3.9, 0.1}};
-    for (int k = 0; k < 3 && status == PSB_OK; k++) {
+    // Each drops onto a planet a little off its top, so it rolls off: x,
+    // height of the lowest point, z (m). The two rings (which do not collide
+    // with each other) roll apart, to the left and to the right.
+    static const double drops[3][3] = {{-1.75, 2.6, 0.1}, {2.05, 3.9, -0.15}, {0.8, 3.3, 0.1}};
+    for (int k = 0; k < 2 && status == PSB_OK; k++) {
         char label[32];
         snprintf(label, sizeof label, "ring %d (2D)", k + 1);
         const placement at = {drops[k][0], 0.0, drops[k][1], NULL};

@@ -77,6 +77,7 @@ static void print_help(FILE *out) {
                  "welded unused_dropped degenerate_dropped duplicates_dropped faces_flipped\n"
                  "components_flipped holes_filled fill_triangles, and what the file holds:\n"
                  "obj_lines obj_vertices obj_faces obj_polygons.\n"
+                 "A cloth (--shape cloth) is reported as the open surface of its triangles.\n"
                  "Exit status 0 when the surface can be simulated; 2 when it cannot (the reason\n"
                  "on stderr), or when the file cannot be read or parsed (FILE:LINE: what was\n"
                  "expected, on stderr only).\n"
@@ -115,8 +116,17 @@ static int info_shape(const psb_shape_options *shape) {
                 err.message);
         return err.status == PSB_ERR_NOMEM ? 1 : 2;
     }
+    // A cloth is reported as the surface its triangles make (its other
+    // springs are no edges of it); open is what it should be.
+    const bool cloth = mesh.kind == PSB_CLOTH;
+    psb_mesh surface = mesh;
+    if (cloth) {
+        surface.kind = PSB_SHELL;
+        surface.springs = NULL;
+        surface.spring_count = 0;
+    }
     psb_topology topo;
-    psb_status status = psb_mesh_topology(&mesh, &topo, &err);
+    psb_status status = psb_mesh_topology(&surface, &topo, &err);
     psb_mesh_free(&mesh);
     if (status != PSB_OK) {
         fprintf(stderr, "psb info: %s\n", err.message);
@@ -126,7 +136,7 @@ static int info_shape(const psb_shape_options *shape) {
     if (fflush(stdout) != 0) {
         return 1;
     }
-    return topo.closed ? 0 : 2;
+    return topo.closed || (cloth && topo.oriented) ? 0 : 2;
 }
 
 // ---- an OBJ file

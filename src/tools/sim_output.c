@@ -20,8 +20,10 @@ static psb_sim_state combine(const psb_world *world, int bodies) {
         out.spring += s.spring;
         out.gas += s.gas;
         out.gravity += s.gravity;
+        out.shape += s.shape;
         out.energy += s.energy;
         out.blowups += s.blowups;
+        out.pinned += s.pinned;
         out.min_y = fmin(out.min_y, s.min_y);
         const psb_vec3 *x = psb_body_positions(world, b);
         for (int i = 0; i < psb_body_point_count(world, b); i++) {
@@ -73,21 +75,23 @@ psb_sim_state psb_sim_measure(const psb_world *world) {
         .spring = s.spring,
         .gas = s.gas,
         .gravity = s.gravity,
+        .shape = s.shape,
         .energy = s.energy,
         .blowups = s.blowups,
+        .pinned = s.pinned,
     };
 }
 
 void psb_sim_write_csv_header(FILE *csv) {
     fputs("t,volume,pressure,kinetic,spring,gas,gravity,energy,"
-          "mean_radius,centroid_x,centroid_y,centroid_z,min_y\n",
+          "mean_radius,centroid_x,centroid_y,centroid_z,min_y,shape\n",
           csv);
 }
 
 void psb_sim_write_csv_row(FILE *csv, double t, const psb_sim_state *s) {
-    fprintf(csv, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", t, s->volume,
-            s->pressure, s->kinetic, s->spring, s->gas, s->gravity, s->energy, s->mean_radius,
-            s->centroid.x, s->centroid.y, s->centroid.z, s->min_y);
+    fprintf(csv, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", t,
+            s->volume, s->pressure, s->kinetic, s->spring, s->gas, s->gravity, s->energy,
+            s->mean_radius, s->centroid.x, s->centroid.y, s->centroid.z, s->min_y, s->shape);
 }
 
 void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s) {
@@ -108,22 +112,29 @@ void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s) {
     printf("min_y=%.9g\n", s->min_y);
     printf("blowups=%d\n", s->blowups);
     printf("bodies=%d\n", s->bodies);
+    printf("shape=%.9g\n", s->shape);
+    printf("pinned=%d\n", s->pinned);
 }
 
 void psb_sim_print_report(const psb_world *world, const char *what, bool substeps_auto,
                           const psb_sim_state *s, double wall_seconds) {
     const psb_params *p = psb_world_params(world);
     const int bodies = psb_world_body_count(world);
-    bool ring = bodies > 0 && psb_body_get_kind(world, 0) == PSB_RING;
+    int rings = 0;
     long springs = 0;
     long triangles = 0;
     for (int b = 0; b < bodies; b++) {
+        rings += psb_body_get_kind(world, b) == PSB_RING;
         int count = 0;
         psb_body_edges(world, b, &count);
         springs += count;
         psb_body_triangles(world, b, &count);
         triangles += count;
     }
+    // A scene may hold rings and 3D bodies: their areas and volumes add up
+    // as numbers only.
+    const bool ring = rings > 0 && rings == bodies;
+    const bool mixed = rings > 0 && rings < bodies;
     printf("psb sim: %s\n", what);
     printf("  ");
     if (bodies != 1) {
@@ -143,15 +154,29 @@ void psb_sim_print_report(const psb_world *world, const char *what, bool substep
     }
     printf("  ran %ld steps, %g s simulated, in %.3g s\n", psb_world_step_count(world),
            psb_world_time(world), wall_seconds);
-    const char *volume_unit = ring ? "m² (area)" : "m³";
+    const char *volume_unit = ring ? "m² (area)" : mixed ? "(m² of 2D areas and m³ summed)" : "m³";
     const char *each = bodies > 1 ? ", mean over the bodies" : "";
     printf("  volume       %.6g %s (rest %.6g)\n", s->volume, volume_unit, s->rest_volume);
-    printf("  pressure     %.6g %s (nRT %g%s)\n", s->pressure, ring ? "N/m" : "Pa", s->gas_nrt,
-           each);
+    printf("  pressure     %.6g %s (nRT %g%s)\n", s->pressure,
+           ring    ? "N/m"
+           : mixed ? "(N/m and Pa)"
+                   : "Pa",
+           s->gas_nrt, each);
     printf("  mean radius  %.6g m\n", s->mean_radius);
     printf("  centroid     (%.6g, %.6g, %.6g) m, lowest point at y = %.6g m\n", s->centroid.x,
            s->centroid.y, s->centroid.z, s->min_y);
-    printf("  energy       kinetic %.6g, spring %.6g, gas %.6g, gravity %.6g, total %.6g J\n",
-           s->kinetic, s->spring, s->gas, s->gravity, s->energy);
+    printf("  energy       kinetic %.6g, spring %.6g, gas %.6g, gravity %.6g, ", s->kinetic,
+           s->spring, s->gas, s->gravity);
+    if (s->shape != 0.0) {
+        printf("shape %.6g, ", s->shape);
+    }
+    printf("total %.6g J\n", s->energy);
+    if (p->wind.x != 0.0 || p->wind.y != 0.0 || p->wind.z != 0.0 || p->wind_turbulence > 0.0) {
+        printf("  wind         (%g, %g, %g) m/s, gusts %g m/s\n", p->wind.x, p->wind.y, p->wind.z,
+               p->wind_turbulence);
+    }
+    if (s->pinned > 0) {
+        printf("  pinned       %d point%s\n", s->pinned, s->pinned == 1 ? "" : "s");
+    }
     printf("  blow-ups     %d\n", s->blowups);
 }

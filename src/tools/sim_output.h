@@ -25,15 +25,18 @@ typedef struct psb_sim_state {
     double kinetic;     ///< sum of 1/2 m v², J
     double spring;      ///< sum of the spring energies, J
     double gas;         ///< sum of -nRT ln V + P0 V, J
-    double gravity;     ///< sum of m g y, J
-    double energy;      ///< kinetic + spring + gas + gravity, summed, J
+    double gravity;     ///< sum of m g y, J (pinned points left out)
+    double shape;       ///< sum of the shape matching energies 1/2 k_shape sum |g - x|², J
+    double energy;      ///< kinetic + spring + gas + gravity + shape, summed, J
     int blowups;        ///< blow-ups of all bodies since creation
+    int pinned;         ///< pinned points of all bodies
 } psb_sim_state;
 
 /// Measures every body of the world and combines them as described above.
 psb_sim_state psb_sim_measure(const psb_world *world);
 
-/// Writes the CSV header line.
+/// Writes the CSV header line: t volume pressure kinetic spring gas gravity
+/// energy mean_radius centroid_x centroid_y centroid_z min_y shape.
 void psb_sim_write_csv_header(FILE *csv);
 
 /// Writes one CSV row for time t (s).
@@ -41,7 +44,8 @@ void psb_sim_write_csv_row(FILE *csv, double t, const psb_sim_state *s);
 
 /// Prints the key=value lines of --summary on stdout: time steps points
 /// volume pressure mean_radius kinetic spring gas gravity_pe energy
-/// centroid_x centroid_y centroid_z min_y blowups bodies.
+/// centroid_x centroid_y centroid_z min_y blowups bodies shape pinned (the
+/// last two added with shape matching and pins, after the older keys).
 void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s);
 
 /// Prints the readable report on stdout: `what` describes the bodies' source

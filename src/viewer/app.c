@@ -175,7 +175,7 @@ void app_frame_scene(app *a) {
     }
     const double width_1 = 3.1 * a->view2d.w / fmax(a->view2d.h, 1.0);
     if (x1 > x0 && isfinite(x1 - x0)) {
-        zoom = fmin(zoom, width_1 / (x1 - x0 + 0.8));
+        zoom = fmin(zoom, width_1 / (x1 - x0 + 1.6)); // room for rings to swell
     }
     a->view2d_zoom = (float)fmax(zoom, 0.25);
     a->view2d_center[0] = x1 > x0 && isfinite(x1 + x0) ? 0.5 * (x0 + x1) : 0.0;
