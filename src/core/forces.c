@@ -116,3 +116,19 @@ void body_forces(psb_body *b, const psb_world *w, double t) {
         prof->gas += profile_now() - start;
     }
 }
+
+bool body_has_extras(const psb_body *b, const psb_world *w) {
+    const psb_body_params *bp = &b->params;
+    const bool has_surface = b->tri_count > 0 || b->kind == PSB_RING;
+    return bp->shape_k > 0.0 || bp->shape_damping > 0.0 ||
+           (bp->wind_drag > 0.0 && has_surface && psb_params_wind_blows(&w->params));
+}
+
+void body_extra_forces(psb_body *b, const psb_world *w, double t) {
+    if (b->params.shape_k > 0.0) {
+        body_shape_forces(b);
+    }
+    if (b->params.wind_drag > 0.0 && psb_params_wind_blows(&w->params)) {
+        body_wind_forces(b, w, t);
+    }
+}

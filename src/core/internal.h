@@ -248,26 +248,42 @@ void body_forces(psb_body *b, const psb_world *w, double t);
 /// The grab spring's force on the grabbed point (internal index k), N.
 psb_vec3 body_grab_force(const psb_body *b, int k);
 
-// extras.c: shape matching, wind, pins.
-/// True when b needs the extra forces or the velocity filter of this file
-/// (shape matching, or wind that it feels): such a body steps on one thread.
+/// True when b needs shape matching or feels the wind (the forces below, or
+/// shape damping's velocity filter): such a body steps on one thread.
 bool body_has_extras(const psb_body *b, const psb_world *w);
 /// Adds the shape matching and wind forces at the current x and v, world
 /// time t, to b->f. Needs b->grad from the same evaluation (the wind's normals).
 void body_extra_forces(psb_body *b, const psb_world *w, double t);
-/// Shape damping over a sub-step h: velocities relax toward the rigid-body
-/// field (linear and angular momentum are kept).
-void body_shape_damp(psb_body *b, double h);
-/// Puts the pinned points among internal points [i0, i1) back at their pins, at rest.
-void body_hold_pins(psb_body *b, int i0, int i1);
-/// The index of internal point k in the pin list, or -1.
-int body_pin_slot(const psb_body *b, int k);
+
+// shape.c
 /// The rigid motion of the rest shape that fits b's current points best:
 /// the points' centroid (m) and the rotation (row-major 3x3), so that point
 /// k's goal is centre + R shape_q[.][k].
 void body_shape_fit(const psb_body *b, double centre[3], double rotation[9]);
+/// Adds k_shape (g_i - x_i) to b->f for every point.
+void body_shape_forces(psb_body *b);
 /// 1/2 k_shape sum |g_i - x_i|^2 at the current x, J (0 without shape matching).
-double body_shape_energy(psb_body *b);
+double body_shape_energy(const psb_body *b);
+/// Shape damping over a sub-step h: velocities relax toward the rigid-body
+/// field (linear and angular momentum are kept).
+void body_shape_damp(psb_body *b, double h);
+
+// wind.c
+/// Adds the wind's force at world time t to b->f, from b->grad (the points'
+/// area vectors) and the current x and v.
+void body_wind_forces(psb_body *b, const psb_world *w, double t);
+
+// pins.c
+/// Puts the pinned points among internal points [i0, i1) back at their pins, at rest.
+void body_hold_pins(psb_body *b, int i0, int i1);
+/// The index of internal point k in the pin list, or -1.
+int body_pin_slot(const psb_body *b, int k);
+
+// world.c
+/// Body `body` of w (asserts that the id is in range).
+psb_body *world_body(const psb_world *w, int body);
+/// Asserts that point is one of b's (public) point indices.
+void body_check_point(const psb_body *b, int point);
 
 // integrate.c
 /// Advances b by one sub-step h from world time t with any integrator, on

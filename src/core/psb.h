@@ -89,7 +89,8 @@ typedef struct psb_body_params {
     double shape_damping; ///< 1/s (>= 0; 0 = off): the points' velocities relax toward the
                           ///< best rigid-body velocity field as exp(-rate t)
     double wind_drag;     ///< how hard the wind pushes, kg/(m^2 s) (>= 0): F = wind_drag A
-                          ///< ((w - v) . n) n per point of area A and normal n (0 = ignores it)
+                          ///< ((w - v) . n) n per point of area A and normal n (0 = ignores it);
+                          ///< on a ring A is a length, and the unit kg/(m s)
 } psb_body_params;
 
 /// The most threads psb_params.threads may ask for.
@@ -112,12 +113,14 @@ typedef struct psb_params {
     double blowup_size; ///< a point moving farther than this many body diameters in one world step
                         ///< counts as a blow-up (> 0)
     psb_vec3 wind;      ///< wind velocity w, m/s; (0, 0, 0) = still air, no force at all
-    double wind_turbulence; ///< m/s (>= 0): amplitude of gusts added to the wind, a smooth field
-                            ///< that varies in space (metres) and time (about 1 s)
+    double wind_turbulence; ///< m/s (>= 0): amplitude of gusts added to the wind, each component
+                            ///< within +-wind_turbulence: waves 2-4.5 m long that the wind carries
+                            ///< along and that change over 7-20 s (psb_world_wind_at)
     int threads; ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
                  ///< points and up (symplectic Euler) is shared between them, smaller bodies
                  ///< run side by side, one thread each. Same bits whatever the count; on a
                  ///< busy machine 1 is faster; without OpenMP in the build, always 1.
+                 ///< A body with shape matching or in the wind steps on one thread.
     psb_body_params body; ///< material for new bodies: front ends copy it into
                           ///< psb_body_def.params (the world does not read it)
 } psb_params;
@@ -287,11 +290,13 @@ psb_status psb_body_set_params(psb_world *world, int body, const psb_body_params
 double psb_body_stable_substep(const psb_world *world, int body);
 
 /// Sets positions and/or velocities (either may be NULL). Non-finite values
-/// are refused.
+/// are refused. A pinned point stays pinned, at rest, its pin moved to the
+/// position given.
 psb_status psb_body_set_state(psb_world *world, int body, const psb_vec3 *positions,
                               const psb_vec3 *velocities, psb_error *err);
 
-/// Puts the body back as it was created and restarts its inflation.
+/// Puts the body back as it was created and restarts its inflation; pinned
+/// points stay pinned where they are pinned.
 void psb_body_reset(psb_world *world, int body);
 
 /// Grabs a point: from now on a spring of stiffness k (N/m), critically
@@ -308,7 +313,8 @@ void psb_body_apply_impulse(psb_world *world, int body, int point, psb_vec3 impu
 
 /// Pins a point at position (m): from then on it has infinite mass, keeps
 /// still there and only pulls on its neighbours through its springs. Pinning
-/// a pinned point moves its pin. PSB_ERR_NOMEM is the only failure.
+/// a pinned point moves its pin. Fails with PSB_ERR_INVALID for a non-finite
+/// position and PSB_ERR_NOMEM when the pin list cannot grow.
 psb_status psb_body_pin(psb_world *world, int body, int point, psb_vec3 position, psb_error *err);
 /// Frees a pinned point (at rest, with its mass back); nothing if not pinned.
 void psb_body_unpin(psb_world *world, int body, int point);
@@ -326,6 +332,10 @@ void psb_body_shape_match(const psb_world *world, int body, psb_vec3 *goals, dou
 
 /// The wind velocity (gusts included) at a point and time, m/s.
 psb_vec3 psb_world_wind_at(const psb_world *world, psb_vec3 position, double time);
+
+/// Whether params make any wind: a non-zero wind or gusts (else psb models
+/// no air at all).
+bool psb_params_wind_blows(const psb_params *params);
 
 #ifdef __cplusplus
 }

@@ -539,50 +539,50 @@ int psb_world_body_count(const psb_world *w) {
     return w->body_count;
 }
 
-static psb_body *get(const psb_world *w, int body) {
+psb_body *world_body(const psb_world *w, int body) {
     assert(body >= 0 && body < w->body_count && "psb: body id out of range");
     return w->bodies[body];
 }
 
-static void check_point(const psb_body *b, int point) {
+void body_check_point(const psb_body *b, int point) {
     (void)b;
     (void)point;
     assert(point >= 0 && point < b->n && "psb: point index out of range");
 }
 
 psb_body_kind psb_body_get_kind(const psb_world *w, int body) {
-    return get(w, body)->kind;
+    return world_body(w, body)->kind;
 }
 int psb_body_point_count(const psb_world *w, int body) {
-    return get(w, body)->n;
+    return world_body(w, body)->n;
 }
 const psb_vec3 *psb_body_positions(const psb_world *w, int body) {
-    return get(w, body)->x_pub;
+    return world_body(w, body)->x_pub;
 }
 const psb_vec3 *psb_body_velocities(const psb_world *w, int body) {
-    return get(w, body)->v_pub;
+    return world_body(w, body)->v_pub;
 }
 const double *psb_body_masses(const psb_world *w, int body) {
-    return get(w, body)->mass_pub;
+    return world_body(w, body)->mass_pub;
 }
 const double *psb_body_rest_lengths(const psb_world *w, int body) {
-    return get(w, body)->rest_length;
+    return world_body(w, body)->rest_length;
 }
 
 const int *psb_body_edges(const psb_world *w, int body, int *count) {
-    const psb_body *b = get(w, body);
+    const psb_body *b = world_body(w, body);
     *count = b->spring_count;
     return b->springs;
 }
 
 const int *psb_body_triangles(const psb_world *w, int body, int *count) {
-    const psb_body *b = get(w, body);
+    const psb_body *b = world_body(w, body);
     *count = b->tri_count;
     return b->tri_count ? b->tris : NULL;
 }
 
 psb_body_state psb_body_measure(const psb_world *w, int body) {
-    const psb_body *b = get(w, body);
+    const psb_body *b = world_body(w, body);
     const double t = w->time;
     const double g = body_gravity(b, &w->params, t);
     psb_body_state s = {0};
@@ -628,7 +628,7 @@ psb_body_state psb_body_measure(const psb_world *w, int body) {
         const double stretch = len - b->rest_length[k];
         s.spring += 0.5 * b->params.spring_k * stretch * stretch;
     }
-    s.shape = body_shape_energy((psb_body *)b);
+    s.shape = body_shape_energy(b);
     s.energy = s.kinetic + s.spring + s.gas + s.gravity + s.shape;
     s.blowups = b->blowups;
     s.pinned = b->pin_count;
@@ -636,7 +636,7 @@ psb_body_state psb_body_measure(const psb_world *w, int body) {
 }
 
 double psb_body_stable_substep(const psb_world *w, int body) {
-    const psb_body *b = get(w, body);
+    const psb_body *b = world_body(w, body);
     int *degree = calloc((size_t)b->n, sizeof *degree);
     if (!degree) {
         return 0.0;
@@ -666,12 +666,12 @@ double psb_body_stable_substep(const psb_world *w, int body) {
 }
 
 const psb_body_params *psb_body_get_params(const psb_world *w, int body) {
-    return &get(w, body)->params;
+    return &world_body(w, body)->params;
 }
 
 psb_status psb_body_set_params(psb_world *w, int body, const psb_body_params *params,
                                psb_error *err) {
-    psb_body *b = get(w, body);
+    psb_body *b = world_body(w, body);
     psb_status status = psb_body_params_validate(params, err);
     if (status != PSB_OK) {
         return status;
@@ -693,7 +693,7 @@ psb_status psb_body_set_params(psb_world *w, int body, const psb_body_params *pa
 
 psb_status psb_body_set_state(psb_world *w, int body, const psb_vec3 *positions,
                               const psb_vec3 *velocities, psb_error *err) {
-    psb_body *b = get(w, body);
+    psb_body *b = world_body(w, body);
     const psb_vec3 *arrays[2] = {positions, velocities};
     for (int a = 0; a < 2; a++) {
         for (int i = 0; arrays[a] && i < b->n; i++) {
@@ -732,7 +732,7 @@ psb_status psb_body_set_state(psb_world *w, int body, const psb_vec3 *positions,
 }
 
 void psb_body_reset(psb_world *w, int body) {
-    psb_body *b = get(w, body);
+    psb_body *b = world_body(w, body);
     for (int c = 0; c < 3; c++) {
         memcpy(b->x[c], b->x_init[c], (size_t)b->n_pad * sizeof(double));
         memcpy(b->v[c], b->v_init[c], (size_t)b->n_pad * sizeof(double));
@@ -746,8 +746,8 @@ void psb_body_reset(psb_world *w, int body) {
 }
 
 void psb_body_grab(psb_world *w, int body, int point, psb_vec3 target, double k) {
-    psb_body *b = get(w, body);
-    check_point(b, point);
+    psb_body *b = world_body(w, body);
+    body_check_point(b, point);
     assert(isfinite(k) && k >= 0.0 && "psb_body_grab: k must be finite and >= 0 (N/m)");
     b->grab_point = point;
     b->grab_k = k;
@@ -755,7 +755,7 @@ void psb_body_grab(psb_world *w, int body, int point, psb_vec3 target, double k)
 }
 
 void psb_body_grab_move(psb_world *w, int body, psb_vec3 target) {
-    psb_body *b = get(w, body);
+    psb_body *b = world_body(w, body);
     assert(isfinite(target.x) && isfinite(target.y) && isfinite(target.z) &&
            "psb_body_grab_move: target must be finite");
     if (b->kind == PSB_RING) {
@@ -765,16 +765,16 @@ void psb_body_grab_move(psb_world *w, int body, psb_vec3 target) {
 }
 
 void psb_body_release(psb_world *w, int body) {
-    get(w, body)->grab_point = -1;
+    world_body(w, body)->grab_point = -1;
 }
 
 int psb_body_grabbed_point(const psb_world *w, int body) {
-    return get(w, body)->grab_point;
+    return world_body(w, body)->grab_point;
 }
 
 void psb_body_apply_impulse(psb_world *w, int body, int point, psb_vec3 impulse) {
-    psb_body *b = get(w, body);
-    check_point(b, point);
+    psb_body *b = world_body(w, body);
+    body_check_point(b, point);
     assert(isfinite(impulse.x) && isfinite(impulse.y) && isfinite(impulse.z) &&
            "psb_body_apply_impulse: impulse must be finite");
     const int k = b->rank[point];
@@ -784,86 +784,4 @@ void psb_body_apply_impulse(psb_world *w, int body, int point, psb_vec3 impulse)
         b->v[2][k] += b->inv_mass[k] * impulse.z;
     }
     body_publish(b, point, point + 1);
-}
-
-psb_status psb_body_pin(psb_world *w, int body, int point, psb_vec3 position, psb_error *err) {
-    psb_body *b = get(w, body);
-    check_point(b, point);
-    if (!vec_finite(position)) {
-        return psb_error_set(err, PSB_ERR_INVALID, "pin position: expected finite coordinates");
-    }
-    if (b->kind == PSB_RING) {
-        position.z = 0.0;
-    }
-    const int k = b->rank[point];
-    int slot = body_pin_slot(b, k);
-    if (slot < 0) {
-        if (b->pin_count == b->pin_capacity) {
-            const int capacity = b->pin_capacity ? 2 * b->pin_capacity : 8;
-            int *index = realloc(b->pin_index, (size_t)capacity * sizeof *index);
-            if (!index) {
-                return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for %d pins", capacity);
-            }
-            b->pin_index = index;
-            psb_vec3 *pos = realloc(b->pin_pos, (size_t)capacity * sizeof *pos);
-            if (!pos) {
-                return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for %d pins", capacity);
-            }
-            b->pin_pos = pos;
-            b->pin_capacity = capacity;
-        }
-        slot = b->pin_count++;
-        b->pin_index[slot] = k;
-    }
-    b->pin_pos[slot] = position;
-    b->inv_mass[k] = 0.0;
-    body_hold_pins(b, k, k + 1);
-    body_publish(b, point, point + 1);
-    // The guard measures a step's motion from its start: the pin's jump is
-    // not the step's.
-    for (int c = 0; c < 3; c++) {
-        b->x_good[c][k] = b->x[c][k];
-    }
-    return PSB_OK;
-}
-
-void psb_body_unpin(psb_world *w, int body, int point) {
-    psb_body *b = get(w, body);
-    check_point(b, point);
-    const int k = b->rank[point];
-    const int slot = body_pin_slot(b, k);
-    if (slot < 0) {
-        return;
-    }
-    b->pin_count--;
-    b->pin_index[slot] = b->pin_index[b->pin_count];
-    b->pin_pos[slot] = b->pin_pos[b->pin_count];
-    b->inv_mass[k] = 1.0 / b->mass[k];
-}
-
-bool psb_body_is_pinned(const psb_world *w, int body, int point) {
-    const psb_body *b = get(w, body);
-    check_point(b, point);
-    return body_pin_slot(b, b->rank[point]) >= 0;
-}
-
-int psb_body_pin_count(const psb_world *w, int body) {
-    return get(w, body)->pin_count;
-}
-
-void psb_body_shape_match(const psb_world *w, int body, psb_vec3 *goals, double rotation[9]) {
-    const psb_body *b = get(w, body);
-    double centre[3], R[9];
-    body_shape_fit(b, centre, R);
-    for (int k = 0; goals && k < b->n; k++) {
-        const double q[3] = {b->shape_q[0][k], b->shape_q[1][k], b->shape_q[2][k]};
-        double g[3];
-        for (int c = 0; c < 3; c++) {
-            g[c] = centre[c] + R[3 * c] * q[0] + R[3 * c + 1] * q[1] + R[3 * c + 2] * q[2];
-        }
-        goals[b->order[k]] = (psb_vec3){g[0], g[1], g[2]};
-    }
-    if (rotation) {
-        memcpy(rotation, R, sizeof R);
-    }
 }

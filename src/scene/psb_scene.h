@@ -33,7 +33,7 @@ typedef struct psb_scene_config {
     double arena_half;    ///< walls at x, z = +-arena_half, m (> 0); they keep pokes in view
     double gas_scale[3];  ///< low, medium, high gas as multiples of psb_default_gas_nrt(kind)
     bool auto_substeps;   ///< raise params.substeps to what the bodies' stability estimate needs
-    double shape_k;       ///< N/m: k_shape of the "shape" scene's shape-matched bodies (> 0)
+    double shape_k;       ///< N/m: k_shape of the "shape" scene's shape-matched bodies (>= 0)
     double shape_damping; ///< 1/s: their shape_damping (>= 0)
     psb_vec3 flag_wind;   ///< m/s: the "flag" scene's wind (other scenes: params.wind)
     double

@@ -433,11 +433,11 @@ static psb_status check_config(const psb_scene_config *c, psb_error *err) {
                                  c->gas_scale[k]);
         }
     }
-    if (!(c->shape_k > 0.0 && isfinite(c->shape_k)) ||
+    if (!(c->shape_k >= 0.0 && isfinite(c->shape_k)) ||
         !(c->shape_damping >= 0.0 && isfinite(c->shape_damping))) {
         return psb_error_set(err, PSB_ERR_INVALID,
-                             "scene shape_k, shape_damping: expected finite numbers, k > 0 (N/m) "
-                             "and damping >= 0 (1/s), got %g and %g",
+                             "scene shape_k, shape_damping: expected finite numbers >= 0 (N/m, "
+                             "1/s), got %g and %g",
                              c->shape_k, c->shape_damping);
     }
     if (!(isfinite(c->flag_wind.x) && isfinite(c->flag_wind.y) && isfinite(c->flag_wind.z)) ||

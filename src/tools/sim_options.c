@@ -513,14 +513,15 @@ static const scene_param scene_params[] = {
 // bodies. False after printing one line on stderr.
 static bool configure_scene(const psb_option_group *groups, const psb_sim_options *sim,
                             psb_scene_config *config) {
-    static const char *const refused[] = {"shape", "nrt", "pin"};
+    static const char *const refused[] = {"shape", "columns", "rows", "nrt", "pin"};
     const char *given = first_given(groups, refused, COUNT_OF(refused));
     if (sim->mesh || given) {
         fprintf(stderr, "psb sim: --scene and --%s cannot be used together (%s)\n",
                 sim->mesh ? "mesh" : given,
-                sim->mesh || strcmp(given, "shape") == 0 ? "the scene makes its own bodies"
-                : strcmp(given, "nrt") == 0              ? "the scene sets each body's gas"
-                                                         : "the scene pins its own points");
+                sim->mesh || (strcmp(given, "nrt") != 0 && strcmp(given, "pin") != 0)
+                    ? "the scene makes its own bodies"
+                : strcmp(given, "nrt") == 0 ? "the scene sets each body's gas"
+                                            : "the scene pins its own points");
         return false;
     }
     *config = psb_default_scene_config();
@@ -550,7 +551,7 @@ static bool configure_scene(const psb_option_group *groups, const psb_sim_option
     if (psb_options_seen(groups, GROUP_COUNT, "height")) {
         config->drop_height = sim->height;
     }
-    if (psb_options_seen(groups, GROUP_COUNT, "shape-k") && sim->params.body.shape_k > 0.0) {
+    if (psb_options_seen(groups, GROUP_COUNT, "shape-k")) {
         config->shape_k = sim->params.body.shape_k;
     }
     if (psb_options_seen(groups, GROUP_COUNT, "shape-damping")) {

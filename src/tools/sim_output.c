@@ -171,7 +171,7 @@ void psb_sim_print_report(const psb_world *world, const char *what, bool substep
         printf("shape %.6g, ", s->shape);
     }
     printf("total %.6g J\n", s->energy);
-    if (p->wind.x != 0.0 || p->wind.y != 0.0 || p->wind.z != 0.0 || p->wind_turbulence > 0.0) {
+    if (psb_params_wind_blows(p)) {
         printf("  wind         (%g, %g, %g) m/s, gusts %g m/s\n", p->wind.x, p->wind.y, p->wind.z,
                p->wind_turbulence);
     }

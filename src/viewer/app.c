@@ -34,10 +34,6 @@ void app_message(app *a, bool error, const char *fmt, ...) {
     }
 }
 
-bool wind_blowing(const psb_params *p) {
-    return p->wind.x != 0.0 || p->wind.y != 0.0 || p->wind.z != 0.0 || p->wind_turbulence > 0.0;
-}
-
 void app_apply_controls(app *a) {
     psb_scene *s = &a->scene;
     const psb_scene_config *c = &a->config.scene_config;
@@ -100,7 +96,7 @@ static bool install_scene(app *a, psb_scene *next) {
     // B switches the scene's own wind off and on; in a still scene, the
     // configured one (--wind, or the flag scene's).
     const psb_params *built = psb_world_params(a->scene.world);
-    a->wind_on = wind_blowing(built);
+    a->wind_on = psb_params_wind_blows(built);
     a->wind = a->wind_on ? built->wind : a->config.scene_config.flag_wind;
     a->wind_turbulence =
         a->wind_on ? built->wind_turbulence : a->config.scene_config.flag_turbulence;

@@ -346,7 +346,5 @@ rgba strain_color(float strain);
 /// The static spheres' colour (a sandstone grey) and the pin markers' colour, sRGB.
 extern const float sphere_color[3];
 extern const float pin_color[3];
-/// Is the world's wind blowing (a mean wind or gusts)?
-bool wind_blowing(const psb_params *p);
 
 #endif

@@ -550,8 +550,10 @@ static void toggle_shape(app *a) {
 
 // B: the wind off, or on again (the scene's own, or the configured one).
 static void toggle_wind(app *a) {
-    const bool blowing =
-        a->wind.x != 0.0 || a->wind.y != 0.0 || a->wind.z != 0.0 || a->wind_turbulence > 0.0;
+    psb_params configured = a->config.scene_config.params;
+    configured.wind = a->wind;
+    configured.wind_turbulence = a->wind_turbulence;
+    const bool blowing = psb_params_wind_blows(&configured);
     if (!a->wind_on && !blowing) {
         app_message(a, false, "no wind to switch on: give one with --wind X,Y,Z");
         return;

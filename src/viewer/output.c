@@ -97,7 +97,7 @@ void output_report(const app *a, FILE *out) {
             psb_integrator_name(p->integrator), p->gravity, a->gas_scale, a->stiffness_scale,
             a->paused);
     print_vec(out, "wind", p->wind);
-    fprintf(out, "wind_turbulence=%g\nwind_on=%d\n", p->wind_turbulence, wind_blowing(p));
+    fprintf(out, "wind_turbulence=%g\nwind_on=%d\n", p->wind_turbulence, psb_params_wind_blows(p));
     fprintf(out, "shader_dir=%s\n", a->shader_dir);
     fprintf(out, "gl_renderer=%s\ngl_version=%s\n", (const char *)glGetString(GL_RENDERER),
             (const char *)glGetString(GL_VERSION));

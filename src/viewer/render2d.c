@@ -296,7 +296,7 @@ static void sphere_sections(app *a, extent e) {
 static void wind_arrows(app *a, extent e) {
     const psb_world *w = a->scene.world;
     const psb_params *p = psb_world_params(w);
-    if (!wind_blowing(p)) {
+    if (!psb_params_wind_blows(p)) {
         return;
     }
     const double t = psb_world_time(w);

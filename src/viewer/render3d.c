@@ -325,7 +325,7 @@ static void arrow(batch *L, const float p[3], const float v[3], rgba tail, rgba 
 static void wind_arrows(app *a) {
     const psb_world *w = a->scene.world;
     const psb_params *p = psb_world_params(w);
-    if (!wind_blowing(p)) {
+    if (!psb_params_wind_blows(p)) {
         return;
     }
     const double t = psb_world_time(w);

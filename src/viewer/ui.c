@@ -98,7 +98,7 @@ static void scene_line(const app *a, char *t, size_t size) {
 static void wind_shape_line(const app *a, char *t, size_t size) {
     const psb_params *p = psb_world_params(a->scene.world);
     int used = 0;
-    if (wind_blowing(p)) {
+    if (psb_params_wind_blows(p)) {
         used = snprintf(t, size, "wind (%.3g, %.3g, %.3g) m/s, gusts %.3g m/s", p->wind.x,
                         p->wind.y, p->wind.z, p->wind_turbulence);
     } else {
@@ -192,7 +192,7 @@ static void status_panel(app *a) {
 static float body_table(app *a) {
     const float s = a->ui_scale, pad = 6.0f * s, lh = LINE * s;
     const float x = a->view3d.x + pad, y0 = a->view3d.y + pad;
-    const float col[8] = {0.0f, 12.0f, 24.0f, 32.0f, 44.0f, 54.0f, 65.0f, 69.0f};
+    const float col[8] = {0.0f, 17.0f, 29.0f, 37.0f, 49.0f, 59.0f, 70.0f, 74.0f};
     const float cw = 6.0f * s;
     panel(a, x - pad * 0.5f, y0 - pad * 0.5f, col[7] * cw + pad,
           (float)(a->scene.body_count + 1) * lh + pad, 0.6f);
@@ -207,7 +207,7 @@ static float body_table(app *a) {
         const float *c = a->scene.bodies[b].color;
         const rgba bc = rgba_f(c[0], c[1], c[2], 1.0f);
         char t[TEXT_MAX];
-        snprintf(t, sizeof t, "%.11s", a->scene.bodies[b].label);
+        snprintf(t, sizeof t, "%.16s", a->scene.bodies[b].label);
         ui_text(a, x, y, s, bc, t);
         if (psb_body_get_kind(a->scene.world, b) == PSB_CLOTH) {
             ui_text(a, x + col[1] * cw, y, s, dim, "cloth: no gas");

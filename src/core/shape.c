@@ -1,6 +1,7 @@
-// Beyond pressure: shape matching, wind, pinned points.
+// Shape matching: the rigid fit of a body's rest shape to its points, the
+// pull toward it, and the damping of what is not rigid motion.
 //
-// Shape matching (Müller et al.'s meshless deformations, as a force). The
+// After Müller et al.'s meshless deformations, as a force. The
 // rest shape q_i, taken about its centroid, is moved by the rigid motion
 // that fits the current points x_i best: the translation to their centroid
 // c, and the rotation R that minimises sum |R q_i - r_i|^2 with r_i = x_i - c.
@@ -24,50 +25,10 @@
 // of mass): v_i <- u_i + (v_i - u_i) exp(-rate h). It removes only the
 // deformation's motion: linear and angular momentum stay as they were.
 //
-// Wind. A surface point of area vector N_i (its share of the neighbouring
-// triangles' area vectors: for a closed surface, the volume gradient the
-// force pass already computes; for a ring, half of its two edges turned
-// outward) feels F_i = c_d |N_i| ((w - v_i) . n_i) n_i with n_i = N_i / |N_i|
-// and c_d the body's wind_drag: only the wind's part across the surface
-// pushes, relative to how the surface moves.
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-
-#define PI 3.14159265358979323846
-
-static bool wind_active(const psb_params *p) {
-    return p->wind.x != 0.0 || p->wind.y != 0.0 || p->wind.z != 0.0 || p->wind_turbulence > 0.0;
-}
-
-bool body_has_extras(const psb_body *b, const psb_world *w) {
-    const psb_body_params *bp = &b->params;
-    return bp->shape_k > 0.0 || bp->shape_damping > 0.0 ||
-           (bp->wind_drag > 0.0 && wind_active(&w->params) && b->tri_count + (b->kind == PSB_RING));
-}
-
-psb_vec3 psb_world_wind_at(const psb_world *w, psb_vec3 p, double t) {
-    const psb_params *pr = &w->params;
-    psb_vec3 u = pr->wind;
-    const double a = pr->wind_turbulence;
-    if (a > 0.0) {
-        // Gusts: a field of waves of 2-5 m that the wind carries along (taken
-        // at s = p - w t) and that changes slowly as it goes (periods of
-        // 7-20 s); each component stays within +-a.
-        const double sx = p.x - u.x * t, sy = p.y - u.y * t, sz = p.z - u.z * t;
-        const double g = a / 1.5;
-        u.x += g * (sin(1.3 * sx + 0.7 * sy + 0.4 * t) +
-                    0.5 * sin(2.9 * sz - 1.7 * sx + 0.9 * t + 1.0));
-        u.y += g * (sin(1.1 * sy - 0.9 * sz + 0.3 * t + 2.0) + 0.5 * sin(2.3 * sx + 0.5 * t + 4.0));
-        u.z += g * (sin(1.9 * sx + 0.5 * sy + 0.6 * t + 3.0) +
-                    0.5 * sin(3.1 * sx + 1.1 * sy + 0.8 * t + 5.0));
-    }
-    return u;
-}
-
-// --- Shape matching -------------------------------------------------------
 
 // Jacobi sweeps on the symmetric 4x4 matrix m (destroyed): the eigenvector
 // of its largest eigenvalue, into q.
@@ -184,53 +145,41 @@ void body_shape_fit(const psb_body *b, double centre[3], double R[9]) {
     horn_rotation(S, R);
 }
 
-// Adds k (g - x) to f for every point; returns the energy 1/2 k sum |g - x|^2.
-static double shape_forces(psb_body *b, double k, bool add) {
+// Point k's goal, centre + R q_k, into g.
+static void shape_goal(const psb_body *b, const double centre[3], const double R[9], int k,
+                       double g[3]) {
+    const double q[3] = {b->shape_q[0][k], b->shape_q[1][k], b->shape_q[2][k]};
+    for (int c = 0; c < 3; c++) {
+        g[c] = centre[c] + R[3 * c] * q[0] + R[3 * c + 1] * q[1] + R[3 * c + 2] * q[2];
+    }
+}
+
+double body_shape_energy(const psb_body *b) {
+    const double k = b->params.shape_k;
+    if (!(k > 0.0)) {
+        return 0.0;
+    }
+    double centre[3], R[9], sum = 0.0;
+    body_shape_fit(b, centre, R);
+    for (int i = 0; i < b->n; i++) {
+        double g[3];
+        shape_goal(b, centre, R, i, g);
+        for (int c = 0; c < 3; c++) {
+            sum += (g[c] - b->x[c][i]) * (g[c] - b->x[c][i]);
+        }
+    }
+    return 0.5 * k * sum;
+}
+
+void body_shape_forces(psb_body *b) {
+    const double k = b->params.shape_k;
     double centre[3], R[9];
     body_shape_fit(b, centre, R);
-    double energy = 0.0;
     for (int i = 0; i < b->n; i++) {
-        const double q[3] = {b->shape_q[0][i], b->shape_q[1][i], b->shape_q[2][i]};
+        double g[3];
+        shape_goal(b, centre, R, i, g);
         for (int c = 0; c < 3; c++) {
-            const double goal =
-                centre[c] + R[3 * c] * q[0] + R[3 * c + 1] * q[1] + R[3 * c + 2] * q[2];
-            const double d = goal - b->x[c][i];
-            energy += d * d;
-            if (add) {
-                b->f[c][i] += k * d;
-            }
-        }
-    }
-    return 0.5 * k * energy;
-}
-
-double body_shape_energy(psb_body *b) {
-    return b->params.shape_k > 0.0 ? shape_forces(b, b->params.shape_k, false) : 0.0;
-}
-
-void body_extra_forces(psb_body *b, const psb_world *w, double t) {
-    const psb_body_params *bp = &b->params;
-    if (bp->shape_k > 0.0) {
-        shape_forces(b, bp->shape_k, true);
-    }
-    if (!(bp->wind_drag > 0.0 && wind_active(&w->params))) {
-        return;
-    }
-    const bool ring = b->kind == PSB_RING;
-    for (int i = 0; i < b->n; i++) {
-        const double N[3] = {b->grad[0][i], b->grad[1][i], ring ? 0.0 : b->grad[2][i]};
-        const double area = sqrt(N[0] * N[0] + N[1] * N[1] + N[2] * N[2]);
-        if (!(area > 0.0)) {
-            continue;
-        }
-        const psb_vec3 wind =
-            psb_world_wind_at(w, (psb_vec3){b->x[0][i], b->x[1][i], b->x[2][i]}, t);
-        const double rel[3] = {wind.x - b->v[0][i], wind.y - b->v[1][i],
-                               ring ? 0.0 : wind.z - b->v[2][i]};
-        // c_d |N| ((w - v) . n) n = c_d ((w - v) . N) N / |N|
-        const double s = bp->wind_drag * (rel[0] * N[0] + rel[1] * N[1] + rel[2] * N[2]) / area;
-        for (int c = 0; c < (ring ? 2 : 3); c++) {
-            b->f[c][i] += s * N[c];
+            b->f[c][i] += k * (g[c] - b->x[c][i]);
         }
     }
 }
@@ -320,26 +269,16 @@ void body_shape_damp(psb_body *b, double h) {
     }
 }
 
-// --- Pins -------------------------------------------------------------------
-
-int body_pin_slot(const psb_body *b, int k) {
-    for (int s = 0; s < b->pin_count; s++) {
-        if (b->pin_index[s] == k) {
-            return s;
-        }
+void psb_body_shape_match(const psb_world *w, int body, psb_vec3 *goals, double rotation[9]) {
+    const psb_body *b = world_body(w, body);
+    double centre[3], R[9];
+    body_shape_fit(b, centre, R);
+    for (int k = 0; goals && k < b->n; k++) {
+        double g[3];
+        shape_goal(b, centre, R, k, g);
+        goals[b->order[k]] = (psb_vec3){g[0], g[1], g[2]};
     }
-    return -1;
-}
-
-void body_hold_pins(psb_body *b, int i0, int i1) {
-    for (int s = 0; s < b->pin_count; s++) {
-        const int k = b->pin_index[s];
-        if (k < i0 || k >= i1) {
-            continue;
-        }
-        b->x[0][k] = b->pin_pos[s].x;
-        b->x[1][k] = b->pin_pos[s].y;
-        b->x[2][k] = b->pin_pos[s].z;
-        b->v[0][k] = b->v[1][k] = b->v[2][k] = 0.0;
+    if (rotation) {
+        memcpy(rotation, R, 9 * sizeof R[0]);
     }
 }
