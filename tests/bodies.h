@@ -25,6 +25,26 @@ static inline psb_vec3 sub(psb_vec3 a, psb_vec3 b) {
     return (psb_vec3){a.x - b.x, a.y - b.y, a.z - b.z};
 }
 
+/// a + b, component by component.
+static inline psb_vec3 add(psb_vec3 a, psb_vec3 b) {
+    return (psb_vec3){a.x + b.x, a.y + b.y, a.z + b.z};
+}
+
+/// a times the number s.
+static inline psb_vec3 scale(psb_vec3 a, double s) {
+    return (psb_vec3){a.x * s, a.y * s, a.z * s};
+}
+
+/// The cross product a x b.
+static inline psb_vec3 cross(psb_vec3 a, psb_vec3 b) {
+    return (psb_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+
+/// The dot product a . b.
+static inline double dot(psb_vec3 a, psb_vec3 b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
 /// The Euclidean length of a.
 static inline double norm(psb_vec3 a) {
     return sqrt(a.x * a.x + a.y * a.y + a.z * a.z);

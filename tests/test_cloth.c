@@ -35,10 +35,6 @@
 #include "psb.h"
 #include "psb_mesh.h"
 
-static double dot(psb_vec3 a, psb_vec3 b) {
-    return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-
 // ---- construction
 
 static void check_counts(int columns, int rows, double width, double height) {

@@ -19,13 +19,6 @@
 #include "psb.h"
 #include "psb_mesh.h"
 
-static psb_vec3 cross(psb_vec3 a, psb_vec3 b) {
-    return (psb_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-static double dot(psb_vec3 a, psb_vec3 b) {
-    return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-
 static const double h = 1e-4; // s, the one step
 
 static psb_world *gas_world(void) {

@@ -102,19 +102,6 @@ static double max_difference(const double A[9], const double B[9]) {
     return worst;
 }
 
-static psb_vec3 add(psb_vec3 a, psb_vec3 b) {
-    return (psb_vec3){a.x + b.x, a.y + b.y, a.z + b.z};
-}
-static psb_vec3 scale(psb_vec3 a, double s) {
-    return (psb_vec3){a.x * s, a.y * s, a.z * s};
-}
-static psb_vec3 cross(psb_vec3 a, psb_vec3 b) {
-    return (psb_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-static double dot(psb_vec3 a, psb_vec3 b) {
-    return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-
 static psb_vec3 centroid(const psb_vec3 *x, int n) {
     psb_vec3 c = {0, 0, 0};
     for (int i = 0; i < n; i++) {

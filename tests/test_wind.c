@@ -38,19 +38,6 @@
 
 static const double pi = 3.14159265358979323846;
 
-static psb_vec3 add(psb_vec3 a, psb_vec3 b) {
-    return (psb_vec3){a.x + b.x, a.y + b.y, a.z + b.z};
-}
-static psb_vec3 scale(psb_vec3 a, double s) {
-    return (psb_vec3){a.x * s, a.y * s, a.z * s};
-}
-static psb_vec3 cross(psb_vec3 a, psb_vec3 b) {
-    return (psb_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-static double dot(psb_vec3 a, psb_vec3 b) {
-    return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-
 // A world with only the wind: no gravity, floor or walls; one sub-step of h
 // per world step.
 static psb_params wind_params(psb_vec3 wind, double turbulence, double h) {
