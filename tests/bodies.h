@@ -50,6 +50,18 @@ static inline double norm(psb_vec3 a) {
     return sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
 }
 
+/// The default parameters without gravity, floor or walls, and one sub-step
+/// of h (s) per world step.
+static inline psb_params free_params(double h) {
+    psb_params p = psb_default_params();
+    p.gravity = 0.0;
+    p.floor = false;
+    p.walls = false;
+    p.dt = h;
+    p.substeps = 1;
+    return p;
+}
+
 /// A world with params p; one check that it was created (NULL if not).
 static inline psb_world *make_world(const psb_params *p) {
     psb_error err;

@@ -114,12 +114,7 @@ static psb_vec3 centroid(const psb_vec3 *x, int n) {
 
 // A world without gravity, floor or walls, stepped one sub-step of h at a time.
 static psb_world *free_world(double h, psb_integrator integrator) {
-    psb_params p = psb_default_params();
-    p.gravity = 0.0;
-    p.floor = false;
-    p.walls = false;
-    p.dt = h;
-    p.substeps = 1;
+    psb_params p = free_params(h);
     p.integrator = integrator;
     return make_world(&p);
 }

@@ -41,12 +41,7 @@ static const double pi = 3.14159265358979323846;
 // A world with only the wind: no gravity, floor or walls; one sub-step of h
 // per world step.
 static psb_params wind_params(psb_vec3 wind, double turbulence, double h) {
-    psb_params p = psb_default_params();
-    p.gravity = 0.0;
-    p.floor = false;
-    p.walls = false;
-    p.dt = h;
-    p.substeps = 1;
+    psb_params p = free_params(h);
     p.wind = wind;
     p.wind_turbulence = turbulence;
     return p;
