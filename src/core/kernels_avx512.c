@@ -70,7 +70,10 @@ static inline void add_cross(vec *g, vec p, vec d, __mmask8 m) {
 }
 
 // The same computation as fan_forces in kernels.c, eight lanes at a time.
-static void fan_forces(psb_body *b, int c0, int c1) {
+// Undamped springs (damped false) skip the velocities altogether: no
+// neighbour's velocity is loaded, gathered or subtracted.
+static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, int c0, int c1,
+                                                                  const bool damped) {
     const __m512d ks = _mm512_set1_pd(b->params.spring_k);
     const __m512d kd = _mm512_set1_pd(b->params.spring_damping);
     const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
@@ -86,8 +89,11 @@ static void fan_forces(psb_body *b, int c0, int c1) {
             const int i = LANES * k;
             const vec xi = {_mm512_load_pd(b->x[0] + i), _mm512_load_pd(b->x[1] + i),
                             _mm512_load_pd(b->x[2] + i)};
-            const vec vi = {_mm512_load_pd(b->v[0] + i), _mm512_load_pd(b->v[1] + i),
-                            _mm512_load_pd(b->v[2] + i)};
+            vec vi = {zero, zero, zero};
+            if (damped) {
+                vi = (vec){_mm512_load_pd(b->v[0] + i), _mm512_load_pd(b->v[1] + i),
+                           _mm512_load_pd(b->v[2] + i)};
+            }
             vec f = {zero, zero, zero}, g = {zero, zero, zero}, d0 = g, p = g;
             const int r0 = b->row_start[k], r1 = b->row_start[k + 1];
             for (int r = r0; r < r1; r++) {
@@ -111,24 +117,31 @@ static void fan_forces(psb_body *b, int c0, int c1) {
                     f.y = _mm512_mask3_fmadd_pd(s, d.y, f.y, springs);
                     f.z = _mm512_mask3_fmadd_pd(s, d.z, f.z, springs);
                 } else {
-                    vec xj, vj;
-                    load_row(b, r, i, &xj, &vj);
+                    vec xj, vj = {zero, zero, zero};
+                    if (damped) {
+                        load_row(b, r, i, &xj, &vj);
+                    } else {
+                        xj = load_positions(b, r, i);
+                    }
                     d = (vec){_mm512_sub_pd(xj.x, xi.x), _mm512_sub_pd(xj.y, xi.y),
                               _mm512_sub_pd(xj.z, xi.z)};
-                    const vec u = {_mm512_sub_pd(vj.x, vi.x), _mm512_sub_pd(vj.y, vi.y),
-                                   _mm512_sub_pd(vj.z, vi.z)};
                     const __m512d l2 = _mm512_fmadd_pd(
                         d.z, d.z, _mm512_fmadd_pd(d.y, d.y, _mm512_mul_pd(d.x, d.x)));
                     // Springs where the mask says so and the length is not 0.
                     const __mmask8 sm = springs & _mm512_cmp_pd_mask(l2, zero, _CMP_GT_OQ);
                     const __m512d rr = rsqrt(l2);
-                    const __m512d dvd = _mm512_fmadd_pd(
-                        u.z, d.z, _mm512_fmadd_pd(u.y, d.y, _mm512_mul_pd(u.x, d.x)));
                     const __m512d rest = _mm512_load_pd(b->row_rest + LANES * r);
                     // s = ks (1 - L0 r) + kd (dv . d) r², 0 where there is no spring
-                    const __m512d s =
-                        _mm512_maskz_fmadd_pd(sm, _mm512_mul_pd(kd, dvd), _mm512_mul_pd(rr, rr),
-                                              _mm512_mul_pd(ks, _mm512_fnmadd_pd(rest, rr, one)));
+                    const __m512d hooke = _mm512_mul_pd(ks, _mm512_fnmadd_pd(rest, rr, one));
+                    __m512d s = _mm512_maskz_mov_pd(sm, hooke);
+                    if (damped) {
+                        const vec u = {_mm512_sub_pd(vj.x, vi.x), _mm512_sub_pd(vj.y, vi.y),
+                                       _mm512_sub_pd(vj.z, vi.z)};
+                        const __m512d dvd = _mm512_fmadd_pd(
+                            u.z, d.z, _mm512_fmadd_pd(u.y, d.y, _mm512_mul_pd(u.x, d.x)));
+                        s = _mm512_maskz_fmadd_pd(sm, _mm512_mul_pd(kd, dvd),
+                                                  _mm512_mul_pd(rr, rr), hooke);
+                    }
                     if (r - r0 < REUSE_ROWS) {
                         _mm512_store_pd(b->spring_s + (size_t)(r - r0) * b->n_pad + i, s);
                     }
@@ -161,8 +174,10 @@ static void fan_forces(psb_body *b, int c0, int c1) {
 static void forces(psb_body *b, int c0, int c1) {
     if (b->kind == PSB_RING) {
         ring_forces(b, c0, c1);
+    } else if (b->params.spring_damping != 0.0) {
+        fan_forces_with(b, c0, c1, true);
     } else {
-        fan_forces(b, c0, c1);
+        fan_forces_with(b, c0, c1, false);
     }
 }
 
