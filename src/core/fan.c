@@ -442,6 +442,15 @@ psb_status body_build_fans(psb_body *b, psb_error *err) {
         fill_block(b, &s, k);
     }
     pair_springs(b);
+    b->reach = 0;
+    for (int k = 0; k < b->block_count; k++) {
+        for (int r = b->row_start[k]; r < b->row_start[k + 1]; r++) {
+            for (int lane = 0; lane < LANES; lane++) {
+                const int far = b->row_index[LANES * r + lane] / CHUNK_POINTS - k / CHUNK_BLOCKS;
+                b->reach = far > b->reach ? far : -far > b->reach ? -far : b->reach;
+            }
+        }
+    }
     scratch_free(&s);
     return PSB_OK;
 }

@@ -101,6 +101,7 @@ typedef struct psb_body {
     // block, which only a kernel that walks the block row by row, all lanes
     // at once, may reuse.
     int row_count;
+    int reach; // chunks: no point has a neighbour more than this many chunks from its own
     int *row_start;
     int32_t *row_index;
     double *row_rest;
@@ -181,7 +182,10 @@ typedef struct psb_kernels {
     /// Spring forces (damped Hooke) into b->f and the volume gradient into
     /// b->grad for the points of chunks [c0, c1), and each of those chunks'
     /// share of the volume into b->vol_part. Reads b->x and b->v only.
-    void (*forces)(psb_body *b, int c0, int c1);
+    /// Chunks own .. c0 - 1 were evaluated just before, by the same thread,
+    /// in the same pass: their springs' coefficients are reused (own = c0
+    /// when there are none).
+    void (*forces)(psb_body *b, int c0, int c1, int own);
     /// Symplectic Euler for internal points [i0, i1) (padding skipped):
     /// v += h (F / m - g y^), x += h v, then the floor. F = f + P grad.
     void (*kick_drift)(psb_body *b, int i0, int i1, const kick_args *a);
@@ -198,6 +202,28 @@ const psb_kernels *kernels_avx2(void);
 const psb_kernels *kernels_avx512(void);
 /// The fastest version this CPU runs.
 const psb_kernels *kernels_best(void);
+
+// sweep.c
+struct team_barrier;
+/// Whether body b's world steps take the skewed sweep (symplectic Euler on
+/// a shell or cloth without shape matching or wind).
+bool body_sweeps(const psb_body *b, const psb_world *w);
+/// The blow-up guard's scan of a run of points (kernels' guard_scan): the
+/// limit it checks, m², and what it found.
+typedef struct guard_tally {
+    double limit2;
+    psb_vec3 lo, hi; // the box of the points, m
+    int bad;         // points not finite or moved farther than the limit
+} guard_tally;
+/// All the sub-steps of one world step for chunks [c0, c1) of body b, as
+/// one of `team` threads meeting at bar (team 1: alone, bar unused); see
+/// sweep.c. Each thread writes only its own chunks; thread 0 files the
+/// volume, nRT and pressure. The guard scans the chunks' points as the
+/// last kick leaves them (its lo and hi start as an empty box).
+void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, bool first_thread, int team,
+                     struct team_barrier *bar, guard_tally *guard);
+/// Waits until all `team` threads have arrived (world.c).
+void team_wait(struct team_barrier *bar, int team);
 
 struct psb_world {
     psb_params params;

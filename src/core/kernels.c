@@ -9,12 +9,12 @@
 //   G_i += d_s x d_{s+1}  over the triangles (i, n_s, n_{s+1})
 // and dV/dx_i = G_i / 6. The chunk's volume share is sum (x_i - o) . G_i / 18
 // (1/3 from Euler's theorem, 1/6 from G).
-static void fan_forces(psb_body *b, int c0, int c1) {
+static void fan_forces(psb_body *b, int c0, int c1, int own) {
     const double ks = b->params.spring_k, kd = b->params.spring_damping;
     const double *X = b->x[0], *Y = b->x[1], *Z = b->x[2];
     const double *VX = b->v[0], *VY = b->v[1], *VZ = b->v[2];
     const double ox = X[0], oy = Y[0], oz = Z[0];
-    const int first_block = c0 * CHUNK_BLOCKS; // springs from before it are not ours
+    const int first_block = own * CHUNK_BLOCKS; // springs from before it are not ours
     for (int c = c0; c < c1; c++) {
         const int k0 = c * CHUNK_BLOCKS;
         const int k1 = k0 + CHUNK_BLOCKS < b->block_count ? k0 + CHUNK_BLOCKS : b->block_count;
@@ -83,11 +83,12 @@ static void fan_forces(psb_body *b, int c0, int c1) {
     }
 }
 
-static void forces(psb_body *b, int c0, int c1) {
+static void forces(psb_body *b, int c0, int c1, int own) {
     if (b->kind == PSB_RING) {
+        (void)own;
         ring_forces(b, c0, c1);
     } else {
-        fan_forces(b, c0, c1);
+        fan_forces(b, c0, c1, own);
     }
 }
 

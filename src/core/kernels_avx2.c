@@ -62,14 +62,14 @@ static inline void add_cross(vec *g, vec p, vec d, __m256d m) {
 }
 
 // The same computation as fan_forces in kernels.c, four lanes at a time.
-static void fan_forces(psb_body *b, int c0, int c1) {
+static void fan_forces(psb_body *b, int c0, int c1, int own) {
     const __m256d ks = _mm256_set1_pd(b->params.spring_k);
     const __m256d kd = _mm256_set1_pd(b->params.spring_damping);
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
     const __m256d sixth = _mm256_set1_pd(1.0 / 6.0);
     const vec o = {_mm256_set1_pd(b->x[0][0]), _mm256_set1_pd(b->x[1][0]),
                    _mm256_set1_pd(b->x[2][0])};
-    const int first_block = c0 * CHUNK_BLOCKS; // springs from before it are not ours
+    const int first_block = own * CHUNK_BLOCKS; // springs from before it are not ours
     for (int c = c0; c < c1; c++) {
         const int k0 = c * CHUNK_BLOCKS;
         const int k1 = k0 + CHUNK_BLOCKS < b->block_count ? k0 + CHUNK_BLOCKS : b->block_count;
@@ -157,11 +157,12 @@ static void fan_forces(psb_body *b, int c0, int c1) {
     }
 }
 
-static void forces(psb_body *b, int c0, int c1) {
+static void forces(psb_body *b, int c0, int c1, int own) {
     if (b->kind == PSB_RING) {
+        (void)own;
         ring_forces(b, c0, c1);
     } else {
-        fan_forces(b, c0, c1);
+        fan_forces(b, c0, c1, own);
     }
 }
 

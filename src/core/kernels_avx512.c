@@ -73,14 +73,14 @@ static inline void add_cross(vec *g, vec p, vec d, __mmask8 m) {
 // Undamped springs (damped false) skip the velocities altogether: no
 // neighbour's velocity is loaded, gathered or subtracted.
 static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, int c0, int c1,
-                                                                  const bool damped) {
+                                                                  int own, const bool damped) {
     const __m512d ks = _mm512_set1_pd(b->params.spring_k);
     const __m512d kd = _mm512_set1_pd(b->params.spring_damping);
     const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
     const __m512d sixth = _mm512_set1_pd(1.0 / 6.0);
     const vec o = {_mm512_set1_pd(b->x[0][0]), _mm512_set1_pd(b->x[1][0]),
                    _mm512_set1_pd(b->x[2][0])};
-    const int first_block = c0 * CHUNK_BLOCKS; // springs from before it are not ours
+    const int first_block = own * CHUNK_BLOCKS; // springs from before it are not ours
     for (int c = c0; c < c1; c++) {
         const int k0 = c * CHUNK_BLOCKS;
         const int k1 = k0 + CHUNK_BLOCKS < b->block_count ? k0 + CHUNK_BLOCKS : b->block_count;
@@ -171,13 +171,14 @@ static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, i
     }
 }
 
-static void forces(psb_body *b, int c0, int c1) {
+static void forces(psb_body *b, int c0, int c1, int own) {
     if (b->kind == PSB_RING) {
+        (void)own;
         ring_forces(b, c0, c1);
     } else if (b->params.spring_damping != 0.0) {
-        fan_forces_with(b, c0, c1, true);
+        fan_forces_with(b, c0, c1, own, true);
     } else {
-        fan_forces_with(b, c0, c1, false);
+        fan_forces_with(b, c0, c1, own, false);
     }
 }
 

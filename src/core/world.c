@@ -49,7 +49,7 @@ struct team_barrier {
 };
 
 // Waits until all `team` threads of the region have called it.
-static void barrier_wait(struct team_barrier *bar, int team) {
+void team_wait(struct team_barrier *bar, int team) {
     // Read before arriving: it cannot change until this thread has arrived.
     const int generation = atomic_load(&bar->generation);
     if (atomic_fetch_add(&bar->arrived, 1) == team - 1) {
@@ -71,6 +71,11 @@ static void barrier_wait(struct team_barrier *bar, int team) {
         pthread_cond_wait(&bar->wake, &bar->lock);
     }
     pthread_mutex_unlock(&bar->lock);
+}
+#else
+void team_wait(struct team_barrier *bar, int team) {
+    (void)bar;
+    (void)team;
 }
 #endif
 
@@ -301,18 +306,26 @@ static verdict step_body_serial(psb_world *w, psb_body *b) {
     if (prof && prof->threads < 1) {
         prof->threads = 1;
     }
-    for (int s = 0; s < p->substeps; s++) {
-        body_integrate(b, w, w->time + s * h, h);
-    }
-    const double start = prof ? profile_now() : 0.0;
     const double limit = p->blowup_size * fmax(b->rest_size, b->good_size);
-    psb_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
+    guard_tally g = {limit * limit, {INFINITY, INFINITY, INFINITY},
+                     {-INFINITY, -INFINITY, -INFINITY}, 0};
+    double start;
+    if (body_sweeps(b, w)) {
+        body_sweep_step(b, w, 0, b->chunk_count, true, 1, NULL, &g);
+        start = prof ? profile_now() : 0.0;
+    } else {
+        for (int s = 0; s < p->substeps; s++) {
+            body_integrate(b, w, w->time + s * h, h);
+        }
+        start = prof ? profile_now() : 0.0;
+        g.bad = w->kernels->guard_scan(b, 0, b->n, g.limit2, &g.lo, &g.hi);
+    }
     verdict v = {INT_MAX, false, 0.0};
-    if (w->kernels->guard_scan(b, 0, b->n, limit * limit, &lo, &hi) > 0) {
+    if (g.bad > 0) {
         v = find_blowup(b, limit);
     } else {
         body_publish(b, 0, b->n);
-        accept_step(b, lo, hi);
+        accept_step(b, g.lo, g.hi);
     }
     if (prof) {
         prof->guard += profile_now() - start;
@@ -348,35 +361,45 @@ static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
         int c0, c1;
         split_range(b->chunk_count, t, team, &c0, &c1);
         const int k0 = c0 * CHUNK_POINTS, k1 = c1 * CHUNK_POINTS;
-        for (int s = 0; s < p->substeps; s++) {
-            const double time = w->time + s * h;
-            const double start = prof ? profile_now() : 0.0;
-            w->kernels->forces(b, c0, c1);
-            barrier_wait(bar, team);
-            const double mid = prof ? profile_now() : 0.0;
-            const double volume = body_volume_sum(b);
-            const double nrt = body_gas_nrt(b, time);
-            const double pressure = body_pressure(b, nrt, volume);
-            if (t == 0) {
-                b->volume = volume;
-                b->nrt = nrt;
-                b->pressure = pressure;
+        thread_slot *mine = &slots[t];
+        guard_tally g = {limit * limit, {INFINITY, INFINITY, INFINITY},
+                         {-INFINITY, -INFINITY, -INFINITY}, 0};
+        const bool sweeps = body_sweeps(b, w);
+        if (sweeps) {
+            body_sweep_step(b, w, c0, c1, t == 0, team, bar, &g);
+        } else {
+            for (int s = 0; s < p->substeps; s++) {
+                const double time = w->time + s * h;
+                const double start = prof ? profile_now() : 0.0;
+                w->kernels->forces(b, c0, c1, c0);
+                team_wait(bar, team);
+                const double mid = prof ? profile_now() : 0.0;
+                const double volume = body_volume_sum(b);
+                const double nrt = body_gas_nrt(b, time);
+                const double pressure = body_pressure(b, nrt, volume);
+                if (t == 0) {
+                    b->volume = volume;
+                    b->nrt = nrt;
+                    b->pressure = pressure;
+                }
+                if (prof) {
+                    const double now = profile_now();
+                    prof->springs += mid - start;
+                    prof->gas += now - mid;
+                }
+                body_kick_drift(b, w, c0, c1, time, h, pressure, prof);
+                team_wait(bar, team);
             }
-            if (prof) {
-                const double now = profile_now();
-                prof->springs += mid - start;
-                prof->gas += now - mid;
-            }
-            body_kick_drift(b, w, c0, c1, time, h, pressure, prof);
-            barrier_wait(bar, team);
         }
         const double start = prof ? profile_now() : 0.0;
-        thread_slot *mine = &slots[t];
-        mine->lo = (psb_vec3){INFINITY, INFINITY, INFINITY};
-        mine->hi = (psb_vec3){-INFINITY, -INFINITY, -INFINITY};
-        mine->bad = w->kernels->guard_scan(b, k0, k1, limit * limit, &mine->lo, &mine->hi);
+        if (!sweeps) {
+            g.bad = w->kernels->guard_scan(b, k0, k1, g.limit2, &g.lo, &g.hi);
+        }
+        mine->lo = g.lo;
+        mine->hi = g.hi;
+        mine->bad = g.bad;
         bad = mine->bad;
-        barrier_wait(bar, team);
+        team_wait(bar, team);
         int all_bad = 0;
         for (int u = 0; u < team; u++) {
             all_bad += slots[u].bad;
