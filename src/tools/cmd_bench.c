@@ -27,6 +27,7 @@ typedef struct bench_args {
     int threads;       ///< threads for the step
     int steps;         ///< sub-steps per repeat; 0 = sized to the mesh
     int repeats;       ///< timed repeats; 0 = 5 (3 with --quick)
+    double damping;    ///< the springs' damping, N·s/m
     bool quick;        ///< the smaller scenes, fewer steps
     bool reference;    ///< also time the textbook implementation
     int format;        ///< 0 table, 1 kv
@@ -74,6 +75,14 @@ static const psb_option bench_table[] = {
      .min = 1,
      .max = MAX_REPEATS,
      .default_text = "5 (3 with --quick)"},
+    {.name = "damping",
+     .type = PSB_OPT_NUMBER,
+     .offset = FIELD(damping),
+     .meta = "KD",
+     .help = "the springs' damping, N*s/m (energy drift then includes what damping takes)",
+     .min = 0.0,
+     .max = 1e6,
+     .default_text = "0: undamped, so the energy drift is the integrator's"},
     {.name = "quick",
      .type = PSB_OPT_FLAG,
      .offset = FIELD(quick),
@@ -155,8 +164,9 @@ static psb_status load_mesh(const char *path, psb_mesh *out, psb_error *err) {
 }
 
 // The bench body: a sphere (or ring, or mesh) of radius 0.5 m resting on the
-// floor, 1 kg, ks 200 N/m, no damping, elastic floor without friction, so
-// that energy is conserved up to the integrator and drift is meaningful.
+// floor, 1 kg, ks 200 N/m, no damping unless asked for, elastic floor
+// without friction, so that energy is conserved up to the integrator and
+// drift is meaningful.
 static psb_status make_scene(const scene *sc, const bench_args *args, psb_mesh *mesh,
                              psb_params *params, psb_body_def *def, psb_error *err) {
     psb_status status;
@@ -179,7 +189,7 @@ static psb_status make_scene(const scene *sc, const bench_args *args, psb_mesh *
     *def = psb_mesh_body_def(mesh);
     def->params.mass = 1.0;
     def->params.spring_k = 200.0;
-    def->params.spring_damping = 0.0;
+    def->params.spring_damping = args->damping;
     if (sc->level == -1) {
         // As stiff per length as the default 32-point ring, and gas for a 5%
         // stretch at equilibrium: nRT / N = ks s r (2 r s - L0).
@@ -377,13 +387,13 @@ static void print_help(FILE *out, bench_args *defaults) {
                  "\n"
                  "Times the simulation step (springs, volume and pressure, gravity, floor,\n"
                  "symplectic Euler) on fixed scenes: a sphere of 0.5 m, 1 kg, resting on an\n"
-                 "elastic floor at its gas-spring equilibrium, without damping. Prints ns per\n"
-                 "vertex-step (a point advanced by one sub-step; median, min and max over the\n"
-                 "repeats, wall clock), sub-steps per second, the threads, each stage's share\n"
-                 "of the time (springs: the spring forces and the volume gradient, one pass;\n"
-                 "gas: the volume sum and pressure; integ: kick, drift and floor; coll: other\n"
-                 "colliders; guard: the blow-up check and the copy into the public arrays) and\n"
-                 "the relative volume and energy drift over one repeat.\n"
+                 "elastic floor at its gas-spring equilibrium, undamped unless --damping\n"
+                 "says. Prints ns per vertex-step (a point advanced by one sub-step; median,\n"
+                 "min and max over the repeats, wall clock), sub-steps per second, the\n"
+                 "threads, each stage's share of the time (springs: the spring forces and the\n"
+                 "volume gradient; gas: the volume sum and pressure; integ: kick, drift and\n"
+                 "floor; coll: other colliders; guard: the blow-up check and the copy into\n"
+                 "the public arrays) and the relative volume and energy drift over one repeat.\n"
                  "\n");
     psb_options_print_help(out, &group, 1);
 }
