@@ -37,6 +37,17 @@ bool body_sweeps(const psb_body *b, const psb_world *w) {
            !body_has_extras(b, w);
 }
 
+// Waits for the other threads, the wait counted in the stage it ends.
+static void wait_all(struct team_barrier *bar, int team, psb_profile *prof, double *stage) {
+    if (team > 1) {
+        const double start = prof ? profile_now() : 0.0;
+        team_wait(bar, team);
+        if (prof) {
+            *stage += profile_now() - start;
+        }
+    }
+}
+
 static void forces(psb_body *b, const psb_world *w, int c, int end, int own, psb_profile *prof) {
     const double start = prof ? profile_now() : 0.0;
     w->kernels->forces(b, c, end, own);
@@ -102,9 +113,7 @@ void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, bool first
             body_kick_drift(b, w, c0, head, t - h, h, pressure, prof);
             body_kick_drift(b, w, tail, c1, t - h, h, pressure, prof);
             moved = head;
-            if (team > 1) {
-                team_wait(bar, team);
-            }
+            wait_all(bar, team, prof, prof ? &prof->integrate : NULL);
         }
         for (int c = c0; c < c1; c += SWEEP_BATCH) {
             const int end = c + SWEEP_BATCH < c1 ? c + SWEEP_BATCH : c1;
@@ -115,9 +124,7 @@ void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, bool first
             }
             forces(b, w, c, end, c0, prof);
         }
-        if (team > 1) {
-            team_wait(bar, team);
-        }
+        wait_all(bar, team, prof, prof ? &prof->springs : NULL);
         pressure = gas(b, t, first_thread, prof);
     }
 }
