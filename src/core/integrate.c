@@ -5,8 +5,8 @@
 // gives the result), so the multi-stage methods keep the start of the step
 // in x0, v0 and the weighted sums of their stages in dx, dv. Symplectic
 // Euler, the default, has a fused path: one pass for the forces, one for
-// kick, drift and floor (body_kick_drift), which is also what the threaded
-// step runs.
+// kick, drift and floor (body_kick_drift). The world steps of shells and
+// cloths run the same two passes skewed into one sweep (sweep.c).
 #include "internal.h"
 
 // Explicit Euler (the tutorial's): x += h v(t), v += h a(t).

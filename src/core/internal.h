@@ -222,7 +222,13 @@ typedef struct guard_tally {
 /// last kick leaves them (its lo and hi start as an empty box).
 void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, bool first_thread, int team,
                      struct team_barrier *bar, guard_tally *guard);
-/// Waits until all `team` threads have arrived (world.c).
+
+// team.c
+/// A barrier for the threads of a threaded step (NULL: out of memory, or
+/// built without OpenMP, where nothing waits).
+struct team_barrier *team_barrier_create(void);
+void team_barrier_destroy(struct team_barrier *bar);
+/// Waits until all `team` threads have called it.
 void team_wait(struct team_barrier *bar, int team);
 
 struct psb_world {

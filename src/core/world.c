@@ -9,14 +9,6 @@
 
 #ifdef _OPENMP
 #include <omp.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define CPU_RELAX() _mm_pause()
-#else
-#define CPU_RELAX() ((void)0)
-#endif
 #endif
 
 #include "internal.h"
@@ -32,52 +24,6 @@ typedef struct thread_slot {
     psb_vec3 hi;
     int bad; // how many of its points blew up
 } thread_slot;
-
-#ifdef _OPENMP
-// The threaded step's barrier. It spins briefly (between threads that each
-// have a core, a barrier completes in microseconds), then sleeps: on a busy
-// machine the thread everyone waits for may have lost its core, and a
-// sleeping thread frees its own for it. OpenMP's barriers spin far longer
-// and lose whole time slices there; waiting passively all the time costs
-// about 30% on a quiet machine.
-enum { BARRIER_SPINS = 2000 };
-struct team_barrier {
-    _Alignas(64) atomic_int arrived; // threads at the barrier
-    atomic_int generation;           // counts the completed barriers
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-};
-
-// Waits until all `team` threads of the region have called it.
-void team_wait(struct team_barrier *bar, int team) {
-    // Read before arriving: it cannot change until this thread has arrived.
-    const int generation = atomic_load(&bar->generation);
-    if (atomic_fetch_add(&bar->arrived, 1) == team - 1) {
-        atomic_store(&bar->arrived, 0);
-        pthread_mutex_lock(&bar->lock);
-        atomic_fetch_add(&bar->generation, 1);
-        pthread_cond_broadcast(&bar->wake);
-        pthread_mutex_unlock(&bar->lock);
-        return;
-    }
-    for (int spins = 0; spins < BARRIER_SPINS; spins++) {
-        if (atomic_load(&bar->generation) != generation) {
-            return;
-        }
-        CPU_RELAX();
-    }
-    pthread_mutex_lock(&bar->lock);
-    while (atomic_load(&bar->generation) == generation) {
-        pthread_cond_wait(&bar->wake, &bar->lock);
-    }
-    pthread_mutex_unlock(&bar->lock);
-}
-#else
-void team_wait(struct team_barrier *bar, int team) {
-    (void)bar;
-    (void)team;
-}
-#endif
 
 // The blow-up guard's verdict on a body.
 typedef struct verdict {
@@ -118,17 +64,13 @@ psb_world *psb_world_create(const psb_params *params, psb_error *err) {
     }
     w->slot_count = params->threads;
 #ifdef _OPENMP
-    w->barrier = aligned_alloc(_Alignof(struct team_barrier), sizeof *w->barrier);
+    w->barrier = team_barrier_create();
     if (!w->barrier) {
         free(w->slots);
         free(w);
         psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a world");
         return NULL;
     }
-    atomic_init(&w->barrier->arrived, 0);
-    atomic_init(&w->barrier->generation, 0);
-    pthread_mutex_init(&w->barrier->lock, NULL);
-    pthread_cond_init(&w->barrier->wake, NULL);
 #endif
     warm_threads(params->threads);
     return w;
@@ -145,11 +87,7 @@ void psb_world_destroy(psb_world *w) {
     free(w->sphere_centre);
     free(w->sphere_radius);
     free(w->slots);
-#ifdef _OPENMP
-    pthread_mutex_destroy(&w->barrier->lock);
-    pthread_cond_destroy(&w->barrier->wake);
-    free(w->barrier);
-#endif
+    team_barrier_destroy(w->barrier);
     free(w);
 }
 
@@ -341,6 +279,8 @@ static verdict step_body_serial(psb_world *w, psb_body *b) {
 // the same as one thread's), and updates its points. Only the sums'
 // grouping into chunks touches more than one point, and it does not depend
 // on the threads, so the result is the same bits for any count.
+// Shells and cloths take the skewed sweeps of sweep.c: the same work in
+// another order, the same bits.
 static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
     const psb_params *p = &w->params;
     const double h = p->dt / p->substeps;
