@@ -85,7 +85,6 @@ static void fan_forces(psb_body *b, int c0, int c1, int own) {
 
 static void forces(psb_body *b, int c0, int c1, int own) {
     if (b->kind == PSB_RING) {
-        (void)own;
         ring_forces(b, c0, c1);
     } else {
         fan_forces(b, c0, c1, own);

@@ -173,7 +173,6 @@ static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, i
 
 static void forces(psb_body *b, int c0, int c1, int own) {
     if (b->kind == PSB_RING) {
-        (void)own;
         ring_forces(b, c0, c1);
     } else if (b->params.spring_damping != 0.0) {
         fan_forces_with(b, c0, c1, own, true);
