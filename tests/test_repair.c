@@ -578,6 +578,31 @@ static void test_fit(void) {
     CHECK_CLOSE(r.fit_scale, 3.0, 1e-14);
     CHECK_CLOSE(psb_mesh_volume(&m), 9.0 * area, 1e-13);
     psb_mesh_free(&m);
+
+    // Coordinates near DBL_MAX (the fuzzer's find): the box's centre and the
+    // distances must not overflow on the way to a finite fit.
+    m = cube();
+    for (int v = 0; v < m.point_count; v++) {
+        m.points[v] = (psb_vec3){m.points[v].x * 1.7e308 - 0.5 * 1.7e308, m.points[v].y * 1e300,
+                                 m.points[v].z * 1.7e308};
+    }
+    // The fit alone: at this size the other stages overflow too and drop the triangles.
+    o = psb_default_repair_options();
+    o.weld = o.drop_unused = o.drop_degenerate = o.drop_duplicates = o.fix_orientation = false;
+    o.fit_radius = 1.0;
+    r = repair(&m, o);
+    CHECK(m.point_count == 8, "huge coordinates: %d points left of 8", m.point_count);
+    farthest = 0.0;
+    bool finite = true;
+    for (int v = 0; v < m.point_count; v++) {
+        const psb_vec3 p = m.points[v];
+        finite = finite && isfinite(p.x) && isfinite(p.y) && isfinite(p.z);
+        farthest = fmax(farthest, sqrt(p.x * p.x + p.y * p.y + p.z * p.z));
+    }
+    CHECK(finite && r.fit_scale > 0.0, "huge coordinates: not finite after the fit (scale %g)",
+          r.fit_scale);
+    CHECK_CLOSE(farthest, 1.0, 1e-15);
+    psb_mesh_free(&m);
 }
 
 static void test_split(void) {

@@ -591,7 +591,9 @@ static bool orient_and_fill(psb_repair_work *w, const psb_repair_options *o, psb
 // Fit
 
 // Centres the bounding box on the origin and scales so the farthest point is
-// `radius` from it. Returns the scale.
+// `radius` from it. Returns the scale. Written so that nothing overflows,
+// even for coordinates near DBL_MAX: the centre is halved before the sum,
+// and the distances are measured in units of the largest offset.
 static double fit(psb_repair_work *w, double radius) {
     if (w->point_count == 0) {
         return 1.0;
@@ -602,14 +604,21 @@ static double fit(psb_repair_work *w, double radius) {
         lo = (psb_vec3){fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z)};
         hi = (psb_vec3){fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z)};
     }
-    psb_vec3 c = {0.5 * (lo.x + hi.x), 0.5 * (lo.y + hi.y), 0.5 * (lo.z + hi.z)};
-    double farthest = 0.0;
+    psb_vec3 c = {0.5 * lo.x + 0.5 * hi.x, 0.5 * lo.y + 0.5 * hi.y, 0.5 * lo.z + 0.5 * hi.z};
+    // Each offset from the centre is at most half the box, so it is finite;
+    // lengths are measured in units of the largest offset component, s.
+    double s = 0.0;
     for (int v = 0; v < w->point_count; v++) {
         psb_vec3 d = vsub(w->points[v], c);
-        farthest = fmax(farthest, vdot(d, d));
+        s = fmax(s, fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z))));
     }
-    farthest = sqrt(farthest);
-    double scale = farthest > 0.0 ? radius / farthest : 1.0;
+    double farthest = 0.0; // in units of s
+    for (int v = 0; s > 0.0 && v < w->point_count; v++) {
+        psb_vec3 d = vsub(w->points[v], c);
+        const psb_vec3 u = {d.x / s, d.y / s, d.z / s};
+        farthest = fmax(farthest, sqrt(vdot(u, u)));
+    }
+    double scale = farthest > 0.0 ? radius / s / farthest : 1.0;
     for (int v = 0; v < w->point_count; v++) {
         psb_vec3 d = vsub(w->points[v], c);
         w->points[v] = (psb_vec3){d.x * scale, d.y * scale, d.z * scale};
