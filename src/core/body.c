@@ -438,7 +438,8 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
                       ring ? "points" : "triangles", ring ? "an area of" : "a volume of", v);
         return NULL;
     }
-    if (body_build_fans(b, err) != PSB_OK) {
+    if (body_build_fans(b, err) != PSB_OK ||
+        body_size_rings(b, world_params->threads, err) != PSB_OK) {
         body_destroy(b);
         return NULL;
     }
@@ -474,6 +475,7 @@ void body_destroy(psb_body *b) {
         free(b->pin_index);
         free(b->pin_pos);
         free(b->fan_block);
+        free(b->rings);
         free(b->block);
         free(b);
     }

@@ -260,10 +260,10 @@ static size_t lay_out_rows(psb_body *b, unsigned char *base) {
     b->row_offset = carve(base, &used, (size_t)b->row_count * sizeof(int32_t));
     b->row_mask = carve(base, &used, (size_t)b->row_count * 2);
     b->row_partner = carve(base, &used, (size_t)b->row_count * LANES * sizeof(int32_t));
-    b->row_partner_offset = carve(base, &used, (size_t)b->row_count * sizeof(int32_t));
+    b->row_partner_at = carve(base, &used, (size_t)b->row_count * sizeof(int32_t));
     b->row_reuse_from = carve(base, &used, (size_t)b->row_count * sizeof(int32_t));
     b->row_reuse_local = carve(base, &used, (size_t)b->row_count);
-    b->spring_s = carve(base, &used, (size_t)b->n_pad * REUSE_ROWS * sizeof(double));
+    b->block_regular_from = carve(base, &used, (size_t)b->block_count * sizeof(int32_t));
     return used;
 }
 
@@ -304,22 +304,28 @@ static void fill_block(psb_body *b, const scratch *s, int k) {
     }
 }
 
-// Pairs each spring slot with the slot of the same spring at the other end,
-// and marks the rows whose springs all come from slots that the sweep meets
-// earlier (an earlier block, or an earlier row of the same block) and that
-// keep their coefficients (one of the first REUSE_ROWS rows of their block).
+// Pairs each spring slot with the ring slot of the same spring at the
+// other end, and marks the rows whose springs all come from slots that the
+// sweep meets earlier (an earlier block, or an earlier row of the same
+// block) and that keep their coefficients (one of the first REUSE_ROWS rows
+// of their block).
 static void pair_springs(psb_body *b) {
-    // The coefficients' index q n_pad + i must fit an int.
-    const bool possible = b->n_pad <= INT_MAX / REUSE_ROWS;
+    // The ring slots must fit an int.
+    const bool possible = (long long)REUSE_ROWS * b->ring_span <= INT_MAX;
     for (int k = 0; k < b->block_count; k++) {
         const int r0 = b->row_start[k], r1 = b->row_start[k + 1];
         for (int r = r0; r < r1; r++) {
             int from = INT_MAX;
             bool reuse = possible, local = false;
+            // One contiguous load when every lane's partner is in the same
+            // row of its block and at its own index plus one offset.
+            int first_row = -1, first_offset = 0;
+            bool common = true;
             for (int lane = 0; lane < LANES; lane++) {
                 const int slot = LANES * r + lane, i = LANES * k + lane;
-                b->row_partner[slot] = i; // a harmless index for lanes without a spring
+                b->row_partner[slot] = i & b->ring_mask; // harmless without a spring
                 if (!(b->row_mask[2 * r] >> lane & 1)) {
+                    common = false;
                     continue;
                 }
                 const int j = b->row_index[slot];
@@ -332,9 +338,15 @@ static void pair_springs(psb_body *b) {
                 }
                 if (partner < 0 || partner >= REUSE_ROWS || !possible) {
                     reuse = false; // (no partner cannot happen for springs from triangles)
+                    common = false;
                     continue;
                 }
-                b->row_partner[slot] = partner * b->n_pad + j;
+                b->row_partner[slot] = (int32_t)ring_slot(b, partner, j);
+                if (lane == 0) {
+                    first_row = partner;
+                    first_offset = j - i;
+                }
+                common = common && partner == first_row && j - i == first_offset;
                 const bool earlier = kj < k || (kj == k && partner < r - r0);
                 reuse = reuse && j < i && earlier;
                 local = local || kj == k;
@@ -343,17 +355,69 @@ static void pair_springs(psb_body *b) {
             reuse = reuse && from != INT_MAX;
             b->row_reuse_from[r] = reuse ? from : -1;
             b->row_reuse_local[r] = local;
-            // One contiguous load when every lane's partner is its own index
-            // plus one offset.
-            const int32_t *pi = &b->row_partner[LANES * r];
-            const int32_t offset = pi[0] - LANES * k;
-            bool common = reuse;
-            for (int lane = 1; lane < LANES && common; lane++) {
-                common = pi[lane] - (LANES * k + lane) == offset;
-            }
-            b->row_partner_offset[r] = common ? offset : FAN_GATHER;
+            b->row_partner_at[r] =
+                reuse && common ? b->row_partner[LANES * r] : FAN_GATHER;
         }
     }
+}
+
+// Marks the regular blocks (internal.h, block_regular_from).
+static void find_regular_blocks(psb_body *b) {
+    const int all_lanes = (1 << LANES) - 1;
+    for (int k = 0; k < b->block_count; k++) {
+        const int r0 = b->row_start[k];
+        bool regular = b->row_start[k + 1] - r0 == REGULAR_ROWS;
+        int from = INT_MAX;
+        for (int q = 0; q < REGULAR_ROWS && regular; q++) {
+            const int r = r0 + q;
+            regular = b->row_offset[r] != FAN_GATHER && b->row_mask[2 * r] == all_lanes &&
+                      b->row_mask[2 * r + 1] == all_lanes;
+            if (q < REGULAR_COMPUTED) {
+                regular = regular && b->row_reuse_from[r] < 0;
+            } else {
+                regular = regular && b->row_reuse_from[r] >= 0 && b->row_partner_at[r] != FAN_GATHER;
+                from = regular && b->row_reuse_from[r] < from ? b->row_reuse_from[r] : from;
+            }
+        }
+        b->block_regular_from[k] = regular ? from : -1;
+    }
+}
+
+// The rings' size: a power of two of points per row, more than the
+// farthest a reused coefficient lies behind the point that reuses it
+// (neighbours are at most reach chunks apart, so less than reach + 1
+// chunks), and no more than the body needs.
+static void size_ring(psb_body *b) {
+    const long long behind = (long long)(b->reach + 2) * CHUNK_POINTS;
+    const long long need = behind < b->n_pad ? behind : b->n_pad;
+    long long points = LANES;
+    while (points < need) {
+        points *= 2;
+    }
+    b->ring_mask = (int)(points - 1);
+    b->ring_span = (int)points + LANES;
+}
+
+psb_status body_size_rings(psb_body *b, int threads, psb_error *err) {
+    if (b->kind == PSB_RING) {
+        return PSB_OK; // no fans, no coefficients kept
+    }
+    int count = b->n >= PARALLEL_MIN_POINTS ? threads : 1;
+    count = count < b->chunk_count ? count : b->chunk_count;
+    if (count <= b->ring_count) {
+        return PSB_OK;
+    }
+    const size_t doubles = (size_t)count * REUSE_ROWS * (size_t)b->ring_span;
+    double *rings = aligned_alloc(64, doubles * sizeof(double));
+    if (!rings) {
+        return psb_error_set(err, PSB_ERR_NOMEM,
+                             "out of memory for the spring coefficients of %d threads", count);
+    }
+    memset(rings, 0, doubles * sizeof(double));
+    free(b->rings);
+    b->rings = rings;
+    b->ring_count = count;
+    return PSB_OK;
 }
 
 psb_status body_build_fans(psb_body *b, psb_error *err) {
@@ -441,7 +505,6 @@ psb_status body_build_fans(psb_body *b, psb_error *err) {
     for (int k = 0; k < b->block_count; k++) {
         fill_block(b, &s, k);
     }
-    pair_springs(b);
     b->reach = 0;
     for (int k = 0; k < b->block_count; k++) {
         for (int r = b->row_start[k]; r < b->row_start[k + 1]; r++) {
@@ -451,6 +514,9 @@ psb_status body_build_fans(psb_body *b, psb_error *err) {
             }
         }
     }
+    size_ring(b);
+    pair_springs(b);
+    find_regular_blocks(b);
     scratch_free(&s);
     return PSB_OK;
 }

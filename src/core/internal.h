@@ -31,6 +31,12 @@ enum {
     CHUNK_POINTS = LANES * CHUNK_BLOCKS,
     FAN_GATHER = INT_MIN, // a fan row whose neighbours do not sit at one common offset
     REUSE_ROWS = 8,       // the first rows of each block keep their springs' coefficients
+    // Bodies with fewer points than this step on one thread: below it the
+    // threads' start and barriers cost more than they save. The results are
+    // the same bits either way.
+    PARALLEL_MIN_POINTS = 4096,
+    REGULAR_ROWS = 6,     // rows of a regular block (see block_regular_from) ...
+    REGULAR_COMPUTED = 3, // ... of which the first this many compute their springs
 };
 
 typedef struct psb_body {
@@ -90,16 +96,22 @@ typedef struct psb_body {
     // Every spring appears in the rows of both its ends and gives both the
     // same coefficient s = ks (1 - L0 / |d|) + kd (v_j - v_i) . d / |d|²
     // (d only changes sign), so the end reached second reuses it. The
-    // kernels store the s of row q of a block (q < REUSE_ROWS) for point i at
-    // spring_s[q n_pad + i]; a row whose every spring was met earlier in the
-    // sweep (row_reuse_from[r], the lowest block they come from, is not -1)
-    // reads them from spring_s[row_partner[LANES r + lane]] instead, or with
-    // one contiguous load from spring_s + i + row_partner_offset[r] when
-    // that is not FAN_GATHER, provided that block is in the same thread's
-    // share (else it computes them anew, to the same bits).
-    // row_reuse_local[r] says that some come from an earlier row of the same
-    // block, which only a kernel that walks the block row by row, all lanes
-    // at once, may reuse.
+    // kernels keep the s of row q of a block (q < REUSE_ROWS) for point i in
+    // a ring, at ring_slot(b, q, i) of the calling thread's ring (body_ring):
+    // the sweep meets it again within reach chunks, so a ring of
+    // ring_mask + 1 points per row (a power of two, more than reach + 1
+    // chunks) holds it until then and stays in cache, where an array of
+    // every point's coefficients would be written to memory and read back.
+    // Each ring row ends with a copy of its first LANES points, so that LANES
+    // consecutive points load at once where they wrap round. A row whose
+    // every spring was met earlier in the sweep (row_reuse_from[r], the
+    // lowest block they come from, is not -1) reads them from the ring at
+    // row_partner[LANES r + lane] instead, or with one contiguous load from
+    // row_partner_at[r] when that is not FAN_GATHER, provided that block is
+    // in the same thread's share (else it computes them anew, to the same
+    // bits). row_reuse_local[r] says that some come from an earlier row of
+    // the same block, which only a kernel that walks the block row by row,
+    // all lanes at once, may reuse.
     int row_count;
     int reach; // chunks: no point has a neighbour more than this many chunks from its own
     int *row_start;
@@ -108,10 +120,22 @@ typedef struct psb_body {
     int32_t *row_offset;
     uint8_t *row_mask;
     int32_t *row_partner;
-    int32_t *row_partner_offset;
+    int32_t *row_partner_at;
     int32_t *row_reuse_from;
     uint8_t *row_reuse_local;
-    double *spring_s; // written by each force evaluation
+    // Block k is regular when it has REGULAR_ROWS rows, every lane has a
+    // spring and a triangle in each, its first REGULAR_COMPUTED rows compute
+    // their springs from neighbours at one common offset each, and the
+    // others reuse theirs with one contiguous load each: most blocks of a
+    // mesh whose points mostly have six neighbours (74% on icosphere-5, 93%
+    // on -7). block_regular_from[k] is then the lowest block the reused
+    // springs come from, else -1. The AVX-512 kernel runs regular blocks as
+    // straight-line code, to the same bits.
+    int32_t *block_regular_from;
+    int ring_mask;  // points per ring row, less one
+    int ring_span;  // doubles per ring row: ring_mask + 1 + LANES
+    int ring_count; // rings: one per thread that may share the body's step
+    double *rings;  // ring_count rings of REUSE_ROWS rows, written by each force evaluation
 
     psb_body_params params;
     double rest_volume; // m³ (2D: m²)
@@ -184,8 +208,9 @@ typedef struct psb_kernels {
     /// share of the volume into b->vol_part. Reads b->x and b->v only.
     /// Chunks own .. c0 - 1 were evaluated just before, by the same thread,
     /// in the same pass: their springs' coefficients are reused (own = c0
-    /// when there are none).
-    void (*forces)(psb_body *b, int c0, int c1, int own);
+    /// when there are none). t: the caller's thread in the body's team (0
+    /// alone), whose ring keeps the coefficients.
+    void (*forces)(psb_body *b, int c0, int c1, int own, int t);
     /// Symplectic Euler for internal points [i0, i1) (padding skipped):
     /// v += h (F / m - g y^), x += h v, then the floor. F = f + P grad.
     void (*kick_drift)(psb_body *b, int i0, int i1, const kick_args *a);
@@ -216,11 +241,11 @@ typedef struct guard_tally {
     int bad;         // points not finite or moved farther than the limit
 } guard_tally;
 /// All the sub-steps of one world step for chunks [c0, c1) of body b, as
-/// one of `team` threads meeting at bar (team 1: alone, bar unused); see
-/// sweep.c. Each thread writes only its own chunks; thread 0 files the
+/// thread `thread` of `team` meeting at bar (team 1: alone, bar unused);
+/// see sweep.c. Each thread writes only its own chunks; thread 0 files the
 /// volume, nRT and pressure. The guard scans the chunks' points as the
 /// last kick leaves them (its lo and hi start as an empty box).
-void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, bool first_thread, int team,
+void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, int thread, int team,
                      struct team_barrier *bar, guard_tally *guard);
 
 // team.c
@@ -341,6 +366,24 @@ bool world_has_obstacles(const psb_world *w);
 /// b->rest (or, for a ring, the identity order). Fills order, rank and the
 /// fan rows (allocated into b->fan_block).
 psb_status body_build_fans(psb_body *b, psb_error *err);
+/// Makes sure body b has a ring for each thread that may share its step
+/// when the world runs `threads` (fan rows built first).
+psb_status body_size_rings(psb_body *b, int threads, psb_error *err);
+
+/// Thread t's ring of a shell's spring coefficients (t < b->ring_count).
+static inline double *body_ring(const psb_body *b, int t) {
+    return b->rings + (size_t)t * REUSE_ROWS * (size_t)b->ring_span;
+}
+
+/// Where the coefficient of row q of its block for point i sits in a ring;
+/// when ring_mirrored, it is kept at ring_slot + ring_mask + 1 as well.
+static inline size_t ring_slot(const psb_body *b, int q, int i) {
+    return (size_t)q * (size_t)b->ring_span + (size_t)(i & b->ring_mask);
+}
+
+static inline bool ring_mirrored(const psb_body *b, int i) {
+    return (i & b->ring_mask) < LANES;
+}
 
 // body.c
 psb_body *body_create(const psb_body_def *def, const psb_params *world_params, double time,

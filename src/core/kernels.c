@@ -9,7 +9,8 @@
 //   G_i += d_s x d_{s+1}  over the triangles (i, n_s, n_{s+1})
 // and dV/dx_i = G_i / 6. The chunk's volume share is sum (x_i - o) . G_i / 18
 // (1/3 from Euler's theorem, 1/6 from G).
-static void fan_forces(psb_body *b, int c0, int c1, int own) {
+static void fan_forces(psb_body *b, int c0, int c1, int own, int t) {
+    double *ring = body_ring(b, t);
     const double ks = b->params.spring_k, kd = b->params.spring_damping;
     const double *X = b->x[0], *Y = b->x[1], *Z = b->x[2];
     const double *VX = b->v[0], *VY = b->v[1], *VZ = b->v[2];
@@ -33,7 +34,7 @@ static void fan_forces(psb_body *b, int c0, int c1, int own) {
                     const double dx = X[j] - xi, dy = Y[j] - yi, dz = Z[j] - zi;
                     double s = 0.0;
                     if (b->row_reuse_from[r] >= first_block && !b->row_reuse_local[r]) {
-                        s = b->spring_s[b->row_partner[slot]]; // met in an earlier block
+                        s = ring[b->row_partner[slot]]; // met in an earlier block
                     } else {
                         const double l2 = dx * dx + dy * dy + dz * dz;
                         if (l2 > 0.0) {
@@ -44,7 +45,11 @@ static void fan_forces(psb_body *b, int c0, int c1, int own) {
                         }
                         s = b->row_mask[2 * r] >> lane & 1 ? s : 0.0;
                         if (r - r0 < REUSE_ROWS) {
-                            b->spring_s[(size_t)(r - r0) * b->n_pad + i] = s;
+                            const size_t at = ring_slot(b, r - r0, i);
+                            ring[at] = s;
+                            if (ring_mirrored(b, i)) {
+                                ring[at + (size_t)b->ring_mask + 1] = s;
+                            }
                         }
                     }
                     if (b->row_mask[2 * r] >> lane & 1) {
@@ -83,11 +88,11 @@ static void fan_forces(psb_body *b, int c0, int c1, int own) {
     }
 }
 
-static void forces(psb_body *b, int c0, int c1, int own) {
+static void forces(psb_body *b, int c0, int c1, int own, int t) {
     if (b->kind == PSB_RING) {
         ring_forces(b, c0, c1);
     } else {
-        fan_forces(b, c0, c1, own);
+        fan_forces(b, c0, c1, own, t);
     }
 }
 

@@ -62,7 +62,8 @@ static inline void add_cross(vec *g, vec p, vec d, __m256d m) {
 }
 
 // The same computation as fan_forces in kernels.c, four lanes at a time.
-static void fan_forces(psb_body *b, int c0, int c1, int own) {
+static void fan_forces(psb_body *b, int c0, int c1, int own, int t) {
+    double *ring = body_ring(b, t);
     const __m256d ks = _mm256_set1_pd(b->params.spring_k);
     const __m256d kd = _mm256_set1_pd(b->params.spring_damping);
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
@@ -91,14 +92,14 @@ static void fan_forces(psb_body *b, int c0, int c1, int own) {
                         const vec xj = load_positions(b, r, LANES * k, half);
                         d = (vec){_mm256_sub_pd(xj.x, xi.x), _mm256_sub_pd(xj.y, xi.y),
                                   _mm256_sub_pd(xj.z, xi.z)};
-                        const int offset = b->row_partner_offset[r];
+                        const int at = b->row_partner_at[r];
                         __m256d s;
-                        if (offset != FAN_GATHER) {
-                            s = _mm256_loadu_pd(b->spring_s + LANES * k + half + offset);
+                        if (at != FAN_GATHER) {
+                            s = _mm256_loadu_pd(ring + at + half);
                         } else {
                             const __m128i from = _mm_load_si128(
                                 (const __m128i *)(b->row_partner + LANES * r + half));
-                            s = _mm256_i32gather_pd(b->spring_s, from, 8);
+                            s = _mm256_i32gather_pd(ring, from, 8);
                         }
                         s = _mm256_and_pd(springs, s);
                         f.x = _mm256_fmadd_pd(s, d.x, f.x);
@@ -126,7 +127,11 @@ static void fan_forces(psb_body *b, int c0, int c1, int own) {
                             _mm256_fmadd_pd(_mm256_mul_pd(kd, dvd), _mm256_mul_pd(rr, rr),
                                             _mm256_mul_pd(ks, _mm256_fnmadd_pd(rest, rr, one))));
                         if (r - r0 < REUSE_ROWS) {
-                            _mm256_store_pd(b->spring_s + (size_t)(r - r0) * b->n_pad + i, s);
+                            const size_t at = ring_slot(b, r - r0, i);
+                            _mm256_store_pd(ring + at, s);
+                            if (ring_mirrored(b, i)) {
+                                _mm256_store_pd(ring + at + b->ring_mask + 1, s);
+                            }
                         }
                         f.x = _mm256_fmadd_pd(s, d.x, f.x);
                         f.y = _mm256_fmadd_pd(s, d.y, f.y);
@@ -157,11 +162,11 @@ static void fan_forces(psb_body *b, int c0, int c1, int own) {
     }
 }
 
-static void forces(psb_body *b, int c0, int c1, int own) {
+static void forces(psb_body *b, int c0, int c1, int own, int t) {
     if (b->kind == PSB_RING) {
         ring_forces(b, c0, c1);
     } else {
-        fan_forces(b, c0, c1, own);
+        fan_forces(b, c0, c1, own, t);
     }
 }
 

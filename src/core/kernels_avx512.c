@@ -69,14 +69,144 @@ static inline void add_cross(vec *g, vec p, vec d, __mmask8 m) {
     g->z = _mm512_mask3_fnmadd_pd(p.y, d.x, g->z, m);
 }
 
+// A row's spring coefficients s = ks (1 - L0 r) + kd (dv . d) r² for
+// d = x_j - x_i, dv = v_j - v_i (damped only) and r = 1 / |d|; 0 in the
+// lanes without a spring or where the length is 0.
+static inline __attribute__((always_inline)) __m512d coefficients(vec d, vec vj, vec vi,
+                                                                  __m512d rest, __mmask8 springs,
+                                                                  __m512d ks, __m512d kd,
+                                                                  const bool damped) {
+    const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
+    const __m512d l2 =
+        _mm512_fmadd_pd(d.z, d.z, _mm512_fmadd_pd(d.y, d.y, _mm512_mul_pd(d.x, d.x)));
+    const __mmask8 sm = springs & _mm512_cmp_pd_mask(l2, zero, _CMP_GT_OQ);
+    const __m512d rr = rsqrt(l2);
+    const __m512d hooke = _mm512_mul_pd(ks, _mm512_fnmadd_pd(rest, rr, one));
+    if (!damped) {
+        return _mm512_maskz_mov_pd(sm, hooke);
+    }
+    const vec u = {_mm512_sub_pd(vj.x, vi.x), _mm512_sub_pd(vj.y, vi.y),
+                   _mm512_sub_pd(vj.z, vi.z)};
+    const __m512d dvd =
+        _mm512_fmadd_pd(u.z, d.z, _mm512_fmadd_pd(u.y, d.y, _mm512_mul_pd(u.x, d.x)));
+    return _mm512_maskz_fmadd_pd(sm, _mm512_mul_pd(kd, dvd), _mm512_mul_pd(rr, rr), hooke);
+}
+
+// Keeps a row's coefficients in the ring (see internal.h).
+static inline void keep(const psb_body *b, double *ring, int q, int i, __m512d s) {
+    const size_t at = ring_slot(b, q, i);
+    _mm512_store_pd(ring + at, s);
+    if (ring_mirrored(b, i)) {
+        _mm512_store_pd(ring + at + b->ring_mask + 1, s);
+    }
+}
+
+// The rows of a regular block (internal.h, block_regular_from) at point i,
+// without the general loop's branches: the same operations in the same
+// order, so the same bits.
+static inline __attribute__((always_inline)) void regular_rows(const psb_body *b, double *ring,
+                                                               int i, vec xi, vec vi, __m512d ks,
+                                                               __m512d kd, const bool damped,
+                                                               vec *f, vec *g) {
+    const int r0 = b->row_start[i / LANES];
+    vec d[REGULAR_ROWS];
+#pragma GCC unroll 8
+    for (int q = 0; q < REGULAR_ROWS; q++) {
+        const int r = r0 + q;
+        const int j = i + b->row_offset[r];
+        d[q] = (vec){_mm512_sub_pd(_mm512_loadu_pd(b->x[0] + j), xi.x),
+                     _mm512_sub_pd(_mm512_loadu_pd(b->x[1] + j), xi.y),
+                     _mm512_sub_pd(_mm512_loadu_pd(b->x[2] + j), xi.z)};
+        __m512d s;
+        if (q < REGULAR_COMPUTED) {
+            vec vj = vi;
+            if (damped) {
+                vj = (vec){_mm512_loadu_pd(b->v[0] + j), _mm512_loadu_pd(b->v[1] + j),
+                           _mm512_loadu_pd(b->v[2] + j)};
+            }
+            s = coefficients(d[q], vj, vi, _mm512_load_pd(b->row_rest + LANES * r), 0xFF, ks, kd,
+                             damped);
+            keep(b, ring, q, i, s);
+        } else {
+            s = _mm512_loadu_pd(ring + b->row_partner_at[r]);
+        }
+        f->x = _mm512_fmadd_pd(s, d[q].x, f->x);
+        f->y = _mm512_fmadd_pd(s, d[q].y, f->y);
+        f->z = _mm512_fmadd_pd(s, d[q].z, f->z);
+    }
+#pragma GCC unroll 8
+    for (int q = 0; q < REGULAR_ROWS; q++) {
+        add_cross(g, d[q], d[(q + 1) % REGULAR_ROWS], 0xFF);
+    }
+}
+
+// The rows of block k, whatever they hold: the coefficients of springs met
+// before in this pass (from first_block on) come from the ring.
+static inline __attribute__((always_inline)) void general_rows(const psb_body *b, double *ring,
+                                                               int k, vec xi, vec vi, __m512d ks,
+                                                               __m512d kd, int first_block,
+                                                               const bool damped, vec *f, vec *g) {
+    const int i = LANES * k;
+    const int r0 = b->row_start[k], r1 = b->row_start[k + 1];
+    vec d0 = *g, p = *g;
+    for (int r = r0; r < r1; r++) {
+        vec d;
+        const __mmask8 springs = b->row_mask[2 * r];
+        if (b->row_reuse_from[r] >= first_block) {
+            // Springs met before: their coefficients, F_i += s d.
+            const vec xj = load_positions(b, r, i);
+            d = (vec){_mm512_sub_pd(xj.x, xi.x), _mm512_sub_pd(xj.y, xi.y),
+                      _mm512_sub_pd(xj.z, xi.z)};
+            const int at = b->row_partner_at[r];
+            __m512d s;
+            if (at != FAN_GATHER) {
+                s = _mm512_loadu_pd(ring + at);
+            } else {
+                const __m256i from =
+                    _mm256_load_si256((const __m256i *)(b->row_partner + LANES * r));
+                s = _mm512_i32gather_pd(from, ring, 8);
+            }
+            f->x = _mm512_mask3_fmadd_pd(s, d.x, f->x, springs);
+            f->y = _mm512_mask3_fmadd_pd(s, d.y, f->y, springs);
+            f->z = _mm512_mask3_fmadd_pd(s, d.z, f->z, springs);
+        } else {
+            vec xj, vj = vi;
+            if (damped) {
+                load_row(b, r, i, &xj, &vj);
+            } else {
+                xj = load_positions(b, r, i);
+            }
+            d = (vec){_mm512_sub_pd(xj.x, xi.x), _mm512_sub_pd(xj.y, xi.y),
+                      _mm512_sub_pd(xj.z, xi.z)};
+            const __m512d s = coefficients(d, vj, vi, _mm512_load_pd(b->row_rest + LANES * r),
+                                           springs, ks, kd, damped);
+            if (r - r0 < REUSE_ROWS) {
+                keep(b, ring, r - r0, i, s);
+            }
+            f->x = _mm512_fmadd_pd(s, d.x, f->x);
+            f->y = _mm512_fmadd_pd(s, d.y, f->y);
+            f->z = _mm512_fmadd_pd(s, d.z, f->z);
+        }
+        if (r == r0) {
+            d0 = d;
+        } else {
+            add_cross(g, p, d, b->row_mask[2 * (r - 1) + 1]);
+        }
+        p = d;
+    }
+    add_cross(g, p, d0, b->row_mask[2 * (r1 - 1) + 1]);
+}
+
 // The same computation as fan_forces in kernels.c, eight lanes at a time.
 // Undamped springs (damped false) skip the velocities altogether: no
 // neighbour's velocity is loaded, gathered or subtracted.
 static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, int c0, int c1,
-                                                                  int own, const bool damped) {
+                                                                  int own, int t,
+                                                                  const bool damped) {
+    double *ring = body_ring(b, t);
     const __m512d ks = _mm512_set1_pd(b->params.spring_k);
     const __m512d kd = _mm512_set1_pd(b->params.spring_damping);
-    const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
+    const __m512d zero = _mm512_setzero_pd();
     const __m512d sixth = _mm512_set1_pd(1.0 / 6.0);
     const vec o = {_mm512_set1_pd(b->x[0][0]), _mm512_set1_pd(b->x[1][0]),
                    _mm512_set1_pd(b->x[2][0])};
@@ -94,69 +224,12 @@ static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, i
                 vi = (vec){_mm512_load_pd(b->v[0] + i), _mm512_load_pd(b->v[1] + i),
                            _mm512_load_pd(b->v[2] + i)};
             }
-            vec f = {zero, zero, zero}, g = {zero, zero, zero}, d0 = g, p = g;
-            const int r0 = b->row_start[k], r1 = b->row_start[k + 1];
-            for (int r = r0; r < r1; r++) {
-                vec d;
-                const __mmask8 springs = b->row_mask[2 * r];
-                if (b->row_reuse_from[r] >= first_block) {
-                    // Springs met before: their coefficients, F_i += s d.
-                    const vec xj = load_positions(b, r, i);
-                    d = (vec){_mm512_sub_pd(xj.x, xi.x), _mm512_sub_pd(xj.y, xi.y),
-                              _mm512_sub_pd(xj.z, xi.z)};
-                    const int offset = b->row_partner_offset[r];
-                    __m512d s;
-                    if (offset != FAN_GATHER) {
-                        s = _mm512_loadu_pd(b->spring_s + i + offset);
-                    } else {
-                        const __m256i from =
-                            _mm256_load_si256((const __m256i *)(b->row_partner + LANES * r));
-                        s = _mm512_i32gather_pd(from, b->spring_s, 8);
-                    }
-                    f.x = _mm512_mask3_fmadd_pd(s, d.x, f.x, springs);
-                    f.y = _mm512_mask3_fmadd_pd(s, d.y, f.y, springs);
-                    f.z = _mm512_mask3_fmadd_pd(s, d.z, f.z, springs);
-                } else {
-                    vec xj, vj = {zero, zero, zero};
-                    if (damped) {
-                        load_row(b, r, i, &xj, &vj);
-                    } else {
-                        xj = load_positions(b, r, i);
-                    }
-                    d = (vec){_mm512_sub_pd(xj.x, xi.x), _mm512_sub_pd(xj.y, xi.y),
-                              _mm512_sub_pd(xj.z, xi.z)};
-                    const __m512d l2 = _mm512_fmadd_pd(
-                        d.z, d.z, _mm512_fmadd_pd(d.y, d.y, _mm512_mul_pd(d.x, d.x)));
-                    // Springs where the mask says so and the length is not 0.
-                    const __mmask8 sm = springs & _mm512_cmp_pd_mask(l2, zero, _CMP_GT_OQ);
-                    const __m512d rr = rsqrt(l2);
-                    const __m512d rest = _mm512_load_pd(b->row_rest + LANES * r);
-                    // s = ks (1 - L0 r) + kd (dv . d) r², 0 where there is no spring
-                    const __m512d hooke = _mm512_mul_pd(ks, _mm512_fnmadd_pd(rest, rr, one));
-                    __m512d s = _mm512_maskz_mov_pd(sm, hooke);
-                    if (damped) {
-                        const vec u = {_mm512_sub_pd(vj.x, vi.x), _mm512_sub_pd(vj.y, vi.y),
-                                       _mm512_sub_pd(vj.z, vi.z)};
-                        const __m512d dvd = _mm512_fmadd_pd(
-                            u.z, d.z, _mm512_fmadd_pd(u.y, d.y, _mm512_mul_pd(u.x, d.x)));
-                        s = _mm512_maskz_fmadd_pd(sm, _mm512_mul_pd(kd, dvd),
-                                                  _mm512_mul_pd(rr, rr), hooke);
-                    }
-                    if (r - r0 < REUSE_ROWS) {
-                        _mm512_store_pd(b->spring_s + (size_t)(r - r0) * b->n_pad + i, s);
-                    }
-                    f.x = _mm512_fmadd_pd(s, d.x, f.x);
-                    f.y = _mm512_fmadd_pd(s, d.y, f.y);
-                    f.z = _mm512_fmadd_pd(s, d.z, f.z);
-                }
-                if (r == r0) {
-                    d0 = d;
-                } else {
-                    add_cross(&g, p, d, b->row_mask[2 * (r - 1) + 1]);
-                }
-                p = d;
+            vec f = {zero, zero, zero}, g = {zero, zero, zero};
+            if (b->block_regular_from[k] >= first_block) {
+                regular_rows(b, ring, i, xi, vi, ks, kd, damped, &f, &g);
+            } else {
+                general_rows(b, ring, k, xi, vi, ks, kd, first_block, damped, &f, &g);
             }
-            add_cross(&g, p, d0, b->row_mask[2 * (r1 - 1) + 1]);
             _mm512_store_pd(b->f[0] + i, f.x);
             _mm512_store_pd(b->f[1] + i, f.y);
             _mm512_store_pd(b->f[2] + i, f.z);
@@ -171,13 +244,13 @@ static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, i
     }
 }
 
-static void forces(psb_body *b, int c0, int c1, int own) {
+static void forces(psb_body *b, int c0, int c1, int own, int t) {
     if (b->kind == PSB_RING) {
         ring_forces(b, c0, c1);
     } else if (b->params.spring_damping != 0.0) {
-        fan_forces_with(b, c0, c1, own, true);
+        fan_forces_with(b, c0, c1, own, t, true);
     } else {
-        fan_forces_with(b, c0, c1, own, false);
+        fan_forces_with(b, c0, c1, own, t, false);
     }
 }
 

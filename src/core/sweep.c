@@ -48,9 +48,10 @@ static void wait_all(struct team_barrier *bar, int team, psb_profile *prof, doub
     }
 }
 
-static void forces(psb_body *b, const psb_world *w, int c, int end, int own, psb_profile *prof) {
+static void forces(psb_body *b, const psb_world *w, int c, int end, int own, int thread,
+                   psb_profile *prof) {
     const double start = prof ? profile_now() : 0.0;
-    w->kernels->forces(b, c, end, own);
+    w->kernels->forces(b, c, end, own, thread);
     if (prof) {
         prof->springs += profile_now() - start;
     }
@@ -90,8 +91,9 @@ static void last_kick(psb_body *b, const psb_world *w, int c0, int c1, double t,
     }
 }
 
-void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, bool first_thread, int team,
+void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, int thread, int team,
                      struct team_barrier *bar, guard_tally *guard) {
+    const bool first_thread = thread == 0;
     const psb_params *p = &w->params;
     const double h = p->dt / p->substeps;
     psb_profile *prof = first_thread ? b->profile : NULL;
@@ -122,7 +124,7 @@ void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, bool first
                 body_kick_drift(b, w, moved, needed, t - h, h, pressure, prof);
                 moved = needed;
             }
-            forces(b, w, c, end, c0, prof);
+            forces(b, w, c, end, c0, thread, prof);
         }
         wait_all(bar, team, prof, prof ? &prof->springs : NULL);
         pressure = gas(b, t, first_thread, prof);

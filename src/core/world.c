@@ -13,11 +13,6 @@
 
 #include "internal.h"
 
-// Bodies with fewer points than this step on one thread: below it the
-// threads' start and barriers cost more than they save. The results are the
-// same bits either way.
-#define PARALLEL_MIN_POINTS 4096
-
 // What one thread of a threaded step reports back, a cache line each.
 typedef struct thread_slot {
     _Alignas(64) psb_vec3 lo; // bounding box of its points at the end, m
@@ -106,6 +101,12 @@ psb_status psb_world_set_params(psb_world *w, const psb_params *params, psb_erro
         free(w->slots);
         w->slots = slots;
         w->slot_count = params->threads;
+    }
+    for (int k = 0; k < w->body_count; k++) {
+        status = body_size_rings(w->bodies[k], params->threads, err);
+        if (status != PSB_OK) {
+            return status;
+        }
     }
     if (params->threads != w->params.threads) {
         warm_threads(params->threads);
@@ -249,7 +250,7 @@ static verdict step_body_serial(psb_world *w, psb_body *b) {
                      {-INFINITY, -INFINITY, -INFINITY}, 0};
     double start;
     if (body_sweeps(b, w)) {
-        body_sweep_step(b, w, 0, b->chunk_count, true, 1, NULL, &g);
+        body_sweep_step(b, w, 0, b->chunk_count, 0, 1, NULL, &g);
         start = prof ? profile_now() : 0.0;
     } else {
         for (int s = 0; s < p->substeps; s++) {
@@ -306,12 +307,12 @@ static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
                          {-INFINITY, -INFINITY, -INFINITY}, 0};
         const bool sweeps = body_sweeps(b, w);
         if (sweeps) {
-            body_sweep_step(b, w, c0, c1, t == 0, team, bar, &g);
+            body_sweep_step(b, w, c0, c1, t, team, bar, &g);
         } else {
             for (int s = 0; s < p->substeps; s++) {
                 const double time = w->time + s * h;
                 const double start = prof ? profile_now() : 0.0;
-                w->kernels->forces(b, c0, c1, c0);
+                w->kernels->forces(b, c0, c1, c0, t);
                 team_wait(bar, team);
                 const double mid = prof ? profile_now() : 0.0;
                 const double volume = body_volume_sum(b);
