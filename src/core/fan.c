@@ -355,8 +355,7 @@ static void pair_springs(psb_body *b) {
             reuse = reuse && from != INT_MAX;
             b->row_reuse_from[r] = reuse ? from : -1;
             b->row_reuse_local[r] = local;
-            b->row_partner_at[r] =
-                reuse && common ? b->row_partner[LANES * r] : FAN_GATHER;
+            b->row_partner_at[r] = reuse && common ? b->row_partner[LANES * r] : FAN_GATHER;
         }
     }
 }
@@ -375,7 +374,8 @@ static void find_regular_blocks(psb_body *b) {
             if (q < REGULAR_COMPUTED) {
                 regular = regular && b->row_reuse_from[r] < 0;
             } else {
-                regular = regular && b->row_reuse_from[r] >= 0 && b->row_partner_at[r] != FAN_GATHER;
+                regular =
+                    regular && b->row_reuse_from[r] >= 0 && b->row_partner_at[r] != FAN_GATHER;
                 from = regular && b->row_reuse_from[r] < from ? b->row_reuse_from[r] : from;
             }
         }

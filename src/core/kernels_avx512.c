@@ -85,8 +85,7 @@ static inline __attribute__((always_inline)) __m512d coefficients(vec d, vec vj,
     if (!damped) {
         return _mm512_maskz_mov_pd(sm, hooke);
     }
-    const vec u = {_mm512_sub_pd(vj.x, vi.x), _mm512_sub_pd(vj.y, vi.y),
-                   _mm512_sub_pd(vj.z, vi.z)};
+    const vec u = {_mm512_sub_pd(vj.x, vi.x), _mm512_sub_pd(vj.y, vi.y), _mm512_sub_pd(vj.z, vi.z)};
     const __m512d dvd =
         _mm512_fmadd_pd(u.z, d.z, _mm512_fmadd_pd(u.y, d.y, _mm512_mul_pd(u.x, d.x)));
     return _mm512_maskz_fmadd_pd(sm, _mm512_mul_pd(kd, dvd), _mm512_mul_pd(rr, rr), hooke);
@@ -200,9 +199,8 @@ static inline __attribute__((always_inline)) void general_rows(const psb_body *b
 // The same computation as fan_forces in kernels.c, eight lanes at a time.
 // Undamped springs (damped false) skip the velocities altogether: no
 // neighbour's velocity is loaded, gathered or subtracted.
-static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, int c0, int c1,
-                                                                  int own, int t,
-                                                                  const bool damped) {
+static inline __attribute__((always_inline)) void
+fan_forces_with(psb_body *b, int c0, int c1, int own, int t, const bool damped) {
     double *ring = body_ring(b, t);
     const __m512d ks = _mm512_set1_pd(b->params.spring_k);
     const __m512d kd = _mm512_set1_pd(b->params.spring_damping);
