@@ -3,7 +3,8 @@
 // - Threads: a world stepped with 1, 2, 3 or 5 threads holds bit-identical
 //   positions and velocities (memcmp) after every step, for shells and rings
 //   large enough to be shared out, with gravity, floor, walls, a sphere,
-//   damping, inflation, area masses and a grabbed point; a blow-up is
+//   damping (and without, where the force pass folds the spring forces
+//   into the velocities), inflation, area masses and a grabbed point; a blow-up is
 //   reported the same way whatever the count. The threads split the points,
 //   never a sum (the volume is summed per chunk in chunk order), so the
 //   tolerance is zero.
@@ -12,7 +13,8 @@
 // - Kernels: the scalar, AVX2 and AVX-512 versions of the hot loops (those
 //   this CPU runs) agree to 1e-12 relative on one force evaluation and to
 //   1e-9 of the body's size after 50 steps (they differ in rounding only:
-//   fused multiply-adds, the reciprocal square root's last bits). The
+//   fused multiply-adds, the reciprocal square root's last bits; 2e-8
+//   undamped, where they grow faster). The
 //   AVX-512 kernel's straight-line path for regular blocks gives the same
 //   bits as its general loop.
 // - Fans: the volume gradient that the kernels gather per point equals the
@@ -36,8 +38,14 @@
 #include "psb_mesh.h"
 
 // A busy world with one big shell (level 5, 10242 points), one big ring
-// (5000 points) and one small shell that always runs on one thread.
-static psb_world *make_world_with(int threads, psb_integrator integrator) {
+// (5000 points) and one small shell that always runs on one thread. The big
+// shell's springs have the damping `damping` (N s/m); undamped, its
+// symplectic sub-steps fold the spring forces into the velocities in the
+// force pass (body_folds). by_area: its points' masses follow their areas,
+// else they are equal, and the kick and the fold use one 1/m for them all
+// (inv_mass_uniform).
+static psb_world *make_world_damped(int threads, psb_integrator integrator, double damping,
+                                    bool by_area) {
     psb_params p = psb_default_params();
     p.threads = threads;
     p.integrator = integrator;
@@ -68,10 +76,10 @@ static psb_world *make_world_with(int threads, psb_integrator integrator) {
     psb_body_def def = psb_mesh_body_def(&m);
     def.params.mass = 2.0;
     def.params.spring_k = 50.0;
-    def.params.spring_damping = 0.002;
+    def.params.spring_damping = damping;
     def.params.gas_nrt = 10.0;
     def.params.inflate_time = 0.05;
-    def.params.mass_by_area = true;
+    def.params.mass_by_area = by_area;
     def.offset = (psb_vec3){0.2, 0.55, 0.0};
     def.velocity = (psb_vec3){0.5, -1.0, 0.3};
     CHECK(psb_world_add_body(w, &def, &err) == 0, "icosphere: %s", err.message);
@@ -99,6 +107,13 @@ static psb_world *make_world_with(int threads, psb_integrator integrator) {
     return w;
 }
 
+enum { BIG_DAMPED, BIG_UNDAMPED };
+static const double big_damping[2] = {0.002, 0.0};
+
+static psb_world *make_world_with(int threads, psb_integrator integrator) {
+    return make_world_damped(threads, integrator, big_damping[BIG_DAMPED], true);
+}
+
 static bool same_bits(const psb_world *a, const psb_world *b) {
     for (int id = 0; id < psb_world_body_count(a); id++) {
         const size_t bytes = (size_t)psb_body_point_count(a, id) * sizeof(psb_vec3);
@@ -110,15 +125,21 @@ static bool same_bits(const psb_world *a, const psb_world *b) {
     return true;
 }
 
-static void test_thread_counts(psb_integrator integrator) {
+static void test_thread_counts(psb_integrator integrator, double damping) {
     const int counts[] = {2, 3, 5};
-    const char *name = psb_integrator_name(integrator);
-    psb_world *one = make_world_with(1, integrator);
+    char name[64];
+    snprintf(name, sizeof name, "%s, damping %g", psb_integrator_name(integrator), damping);
+    psb_world *one = make_world_damped(1, integrator, damping, damping != 0.0);
     psb_world *many[3];
     for (int c = 0; c < 3; c++) {
         // The last one starts on one thread and is given more afterwards, so
         // that its bodies must grow their per-thread scratch.
-        many[c] = make_world_with(c < 2 ? counts[c] : 1, integrator);
+        many[c] = make_world_damped(c < 2 ? counts[c] : 1, integrator, damping, damping != 0.0);
+    }
+    if (one && integrator == PSB_SYMPLECTIC_EULER) {
+        CHECK(body_folds(world_body(one, 0), one) == (damping == 0.0),
+              "%s: the big sphere folds its forces %s", name,
+              damping == 0.0 ? "not at all" : "with damped springs");
     }
     if (many[2]) {
         psb_params p = *psb_world_params(many[2]);
@@ -264,6 +285,56 @@ static double evaluate(psb_world *w, const psb_kernels *k) {
     return b->volume;
 }
 
+// 50 steps with each version, in free flight (a contact turns a last-bit
+// difference into a different bounce): the trajectories stay together,
+// damped and undamped (the kernels' folds). Last-bit differences grow
+// faster when nothing damps the springs' fastest modes: on icosphere-5,
+// 1e-14 m after 10 steps either way, then 5e-12 m after 50 steps damped
+// and 3e-10 (AVX-512) to 2e-9 m (AVX2) undamped. A fold off by 1e-9 of
+// h / m drifts 2e-5 m.
+static void kernels_stay_together(const psb_kernels *const versions[3], double damping,
+                                  bool by_area) {
+    const double tolerance = damping != 0.0 ? 1e-9 : 2e-8;
+    psb_world *runs[3] = {NULL, NULL, NULL};
+    for (int v = 0; v < 3; v++) {
+        if (!versions[v]) {
+            continue;
+        }
+        runs[v] = make_world_damped(1, PSB_SYMPLECTIC_EULER, damping, by_area);
+        if (runs[v]) {
+            psb_params p = *psb_world_params(runs[v]);
+            p.gravity = 0.0;
+            p.floor = false;
+            p.walls = false;
+            psb_world_set_params(runs[v], &p, NULL);
+            runs[v]->sphere_count = 0;
+            runs[v]->kernels = versions[v];
+            for (int k = 0; k < 50; k++) {
+                psb_world_step(runs[v]);
+            }
+        }
+    }
+    for (int v = 1; v < 3; v++) {
+        if (!runs[0] || !runs[v]) {
+            continue;
+        }
+        for (int id = 0; id < 3; id++) {
+            const psb_vec3 *a = psb_body_positions(runs[0], id);
+            const psb_vec3 *b = psb_body_positions(runs[v], id);
+            double worst = 0.0;
+            for (int i = 0; i < psb_body_point_count(runs[0], id); i++) {
+                worst = fmax(worst, norm(sub(a[i], b[i])));
+            }
+            CHECK(worst <= tolerance,
+                  "%s, damping %g, %s masses: body %d drifted %.3g m from the scalar run",
+                  versions[v]->name, damping, by_area ? "area" : "equal", id, worst);
+        }
+    }
+    for (int v = 0; v < 3; v++) {
+        psb_world_destroy(runs[v]);
+    }
+}
+
 static void test_kernels_agree(void) {
     const psb_kernels *versions[3] = {kernels_scalar(), kernels_avx2(), kernels_avx512()};
     psb_world *ref = make_world_with(1, PSB_SYMPLECTIC_EULER);
@@ -316,46 +387,9 @@ static void test_kernels_agree(void) {
               versions[v]->name, gd / gscale);
     }
     psb_world_destroy(ref);
-
-    // 50 steps with each version, in free flight (a contact turns a last-bit
-    // difference into a different bounce): the trajectories stay together.
-    psb_world *runs[3] = {NULL, NULL, NULL};
-    for (int v = 0; v < 3; v++) {
-        if (!versions[v]) {
-            continue;
-        }
-        runs[v] = make_world_with(1, PSB_SYMPLECTIC_EULER);
-        if (runs[v]) {
-            psb_params p = *psb_world_params(runs[v]);
-            p.gravity = 0.0;
-            p.floor = false;
-            p.walls = false;
-            psb_world_set_params(runs[v], &p, NULL);
-            runs[v]->sphere_count = 0;
-            runs[v]->kernels = versions[v];
-            for (int k = 0; k < 50; k++) {
-                psb_world_step(runs[v]);
-            }
-        }
-    }
-    for (int v = 1; v < 3; v++) {
-        if (!runs[0] || !runs[v]) {
-            continue;
-        }
-        for (int id = 0; id < 3; id++) {
-            const psb_vec3 *a = psb_body_positions(runs[0], id);
-            const psb_vec3 *b = psb_body_positions(runs[v], id);
-            double worst = 0.0;
-            for (int i = 0; i < psb_body_point_count(runs[0], id); i++) {
-                worst = fmax(worst, norm(sub(a[i], b[i])));
-            }
-            CHECK(worst <= 1e-9, "%s: body %d drifted %.3g m from the scalar run",
-                  versions[v]->name, id, worst);
-        }
-    }
-    for (int v = 0; v < 3; v++) {
-        psb_world_destroy(runs[v]);
-    }
+    kernels_stay_together(versions, big_damping[BIG_DAMPED], true);
+    kernels_stay_together(versions, big_damping[BIG_UNDAMPED], false);
+    kernels_stay_together(versions, big_damping[BIG_UNDAMPED], true);
 }
 
 // The kernels' gradient against central differences of the volume.
@@ -472,21 +506,29 @@ static void test_fans(void) {
 // The skewed sweep (sweep.c) moves the chunks in another order than plain
 // sub-steps (a force pass, then a kick and drift pass, integrate.c) but
 // does the same arithmetic on every point: the same bits, with a grab, a
-// pin, damping, inflation, walls, a sphere and the floor.
-static void test_sweep_matches_plain(void) {
-    psb_world *swept = make_world_with(1, PSB_SYMPLECTIC_EULER);
-    psb_world *plain = make_world_with(1, PSB_SYMPLECTIC_EULER);
+// pin (if pin), inflation, walls, a sphere and the floor, with damped
+// springs and with undamped ones (whose forces the force pass folds into
+// v; with equal masses, unless a pin makes one point infinitely heavy).
+static void test_sweep_matches_plain(double damping, bool pin) {
+    psb_world *swept = make_world_damped(1, PSB_SYMPLECTIC_EULER, damping, damping != 0.0);
+    psb_world *plain = make_world_damped(1, PSB_SYMPLECTIC_EULER, damping, damping != 0.0);
     if (!swept || !plain) {
         psb_world_destroy(swept);
         psb_world_destroy(plain);
         return;
     }
     psb_error err;
-    for (int k = 0; k < 2; k++) {
+    const psb_body *big = world_body(swept, 0);
+    const double uniform = big->inv_mass_uniform;
+    CHECK(damping != 0.0 ? uniform == 0.0 : uniform == big->inv_mass[0] && uniform > 0.0,
+          "damping %g: one 1/m for all of the big sphere's points: %g", damping, uniform);
+    for (int k = 0; k < 2 && pin; k++) {
         psb_world *w = k ? plain : swept;
         CHECK(psb_body_pin(w, 0, 4000, psb_body_positions(w, 0)[4000], &err) == PSB_OK, "pin: %s",
               err.message);
     }
+    CHECK(big->inv_mass_uniform == (pin ? 0.0 : uniform), "damping %g, %s: 1/m %g for every point",
+          damping, pin ? "a pin" : "no pin", big->inv_mass_uniform);
     CHECK(body_sweeps(world_body(swept, 0), swept), "the big sphere does not take the sweep");
     CHECK(!body_sweeps(world_body(swept, 1), swept), "the ring takes the sweep");
     const double h = plain->params.dt / plain->params.substeps;
@@ -512,11 +554,18 @@ static void test_sweep_matches_plain(void) {
             same = same && memcmp(a->x[c], b->x[c], bytes) == 0 &&
                    memcmp(a->v[c], b->v[c], bytes) == 0;
         }
-        CHECK(same, "body %d: the sweep and plain sub-steps differ after 25 steps", id);
+        CHECK(same, "damping %g, %s, body %d: the sweep and plain sub-steps differ after 25 steps",
+              damping, pin ? "a pin" : "no pin", id);
         CHECK(a->blowups == 0, "body %d blew up: %s", id, psb_world_last_event(swept));
     }
     const psb_body_state s = psb_body_measure(swept, 0);
     CHECK(s.centroid.x > 0.25, "the big sphere did not move (centroid x %g)", s.centroid.x);
+    CHECK(body_folds(world_body(swept, 0), swept) == (damping == 0.0),
+          "damping %g: the big sphere folds its forces %s", damping,
+          damping == 0.0 ? "not at all" : "with damped springs");
+    psb_body_unpin(swept, 0, 4000);
+    CHECK(big->inv_mass_uniform == uniform, "damping %g: 1/m %g for every point after the unpin",
+          damping, big->inv_mass_uniform);
     psb_world_destroy(swept);
     psb_world_destroy(plain);
 }
@@ -581,10 +630,13 @@ static void test_regular_blocks(void) {
 int main(void) {
     test_fans();
     test_regular_blocks();
-    test_sweep_matches_plain();
+    test_sweep_matches_plain(big_damping[BIG_DAMPED], true);
+    test_sweep_matches_plain(big_damping[BIG_UNDAMPED], true);
+    test_sweep_matches_plain(big_damping[BIG_UNDAMPED], false);
     test_kernels_agree();
-    test_thread_counts(PSB_SYMPLECTIC_EULER);
-    test_thread_counts(PSB_VERLET);
+    test_thread_counts(PSB_SYMPLECTIC_EULER, big_damping[BIG_DAMPED]);
+    test_thread_counts(PSB_SYMPLECTIC_EULER, big_damping[BIG_UNDAMPED]);
+    test_thread_counts(PSB_VERLET, big_damping[BIG_DAMPED]);
     test_small_bodies();
     test_threaded_blowup();
     return check_done("test_threads");

@@ -280,6 +280,16 @@ void body_update_masses(psb_body *b) {
     for (int s = 0; s < b->pin_count; s++) {
         b->inv_mass[b->pin_index[s]] = 0.0; // pinned: infinitely heavy
     }
+    body_note_masses(b);
+}
+
+// One 1/m for the whole body lets the kick read no array of them.
+void body_note_masses(psb_body *b) {
+    double u = b->n > 0 ? b->inv_mass[0] : 0.0;
+    for (int k = 1; k < b->n && u > 0.0; k++) {
+        u = b->inv_mass[k] == u ? u : 0.0;
+    }
+    b->inv_mass_uniform = u;
 }
 
 void body_publish(psb_body *b, int i0, int i1) {

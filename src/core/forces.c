@@ -88,7 +88,7 @@ void body_forces(psb_body *b, const psb_world *w, double t) {
     psb_profile *prof = b->profile;
     double start = prof ? profile_now() : 0.0;
     // Springs and the volume gradient in one pass over the fans (fan.c).
-    w->kernels->forces(b, 0, b->chunk_count, 0, 0);
+    w->kernels->forces(b, 0, b->chunk_count, 0, 0, 0.0);
     if (prof) {
         const double now = profile_now();
         prof->springs += now - start;

@@ -5,8 +5,10 @@
 // gives the result), so the multi-stage methods keep the start of the step
 // in x0, v0 and the weighted sums of their stages in dx, dv. Symplectic
 // Euler, the default, has a fused path: one pass for the forces, one for
-// kick, drift and floor (body_kick_drift). The world steps of shells and
-// cloths run the same two passes skewed into one sweep (sweep.c).
+// kick, drift and floor (body_kick_drift); with undamped springs the first
+// pass already adds h f / m to v and the second adds h P grad / m
+// (body_folds). The world steps of shells and cloths run the same two
+// passes skewed into one sweep (sweep.c).
 #include "internal.h"
 
 // Explicit Euler (the tutorial's): x += h v(t), v += h a(t).
@@ -119,14 +121,23 @@ void body_kick_drift(psb_body *b, const psb_world *w, int c0, int c1, double t, 
     const int i0 = c0 * CHUNK_POINTS;
     const int i1 = c1 * CHUNK_POINTS < b->n_pad ? c1 * CHUNK_POINTS : b->n_pad;
     double start = prof ? profile_now() : 0.0;
+    const bool folded = body_folds(b, w);
     if (b->grab_point >= 0) {
-        // The grab spring acts on one point: whoever updates it adds it.
+        // The grab spring acts on one point: whoever updates it adds it, to
+        // f, or to v when the force pass folded f into v.
         const int k = b->rank[b->grab_point];
         if (k >= i0 && k < i1) {
             const psb_vec3 fg = body_grab_force(b, k);
-            b->f[0][k] += fg.x;
-            b->f[1][k] += fg.y;
-            b->f[2][k] += fg.z;
+            if (folded) {
+                const double kh = h * b->inv_mass[k];
+                b->v[0][k] += kh * fg.x;
+                b->v[1][k] += kh * fg.y;
+                b->v[2][k] += kh * fg.z;
+            } else {
+                b->f[0][k] += fg.x;
+                b->f[1][k] += fg.y;
+                b->f[2][k] += fg.z;
+            }
         }
     }
     const kick_args a = {
@@ -137,6 +148,7 @@ void body_kick_drift(psb_body *b, const psb_world *w, int c0, int c1, double t, 
         .floor_y = p->floor_y,
         .restitution = p->restitution,
         .keep = exp(-p->friction * h),
+        .folded = folded,
     };
     w->kernels->kick_drift(b, i0, i1, &a);
     if (prof) {
@@ -158,7 +170,7 @@ void body_kick_drift(psb_body *b, const psb_world *w, int c0, int c1, double t, 
 static void step_symplectic(psb_body *b, const psb_world *w, double t, double h) {
     psb_profile *prof = b->profile;
     const double start = prof ? profile_now() : 0.0;
-    w->kernels->forces(b, 0, b->chunk_count, 0, 0);
+    w->kernels->forces(b, 0, b->chunk_count, 0, 0, body_folds(b, w) ? h : 0.0);
     const double mid = prof ? profile_now() : 0.0;
     b->volume = body_volume_sum(b);
     b->nrt = body_gas_nrt(b, t);

@@ -66,11 +66,13 @@ typedef struct psb_body {
     // padding points have zero mass, no springs and never move.
     double *x[3];     // positions, m
     double *v[3];     // velocities, m/s
-    double *f[3];     // forces other than the gas's, of the last evaluation, N
+    double *f[3];     // forces other than the gas's, of the last evaluation that kept them, N
     double *grad[3];  // dV/dx_i of the last evaluation, m² (2D: m); gas force = P grad
     double *mass;     // kg
     double *inv_mass; // 1/kg (0 for padding)
     double *vol_part; // per chunk: its points' share of the volume (see fan.c)
+    // 1/kg when every point has it and none is pinned, else 0 (body_note_masses)
+    double inv_mass_uniform;
 
     // Integrator scratch: the state at the start of the sub-step and the
     // weighted sums of the stages' derivatives (Heun, RK4).
@@ -196,6 +198,7 @@ typedef struct kick_args {
     double floor_y;     // m
     double restitution; // e
     double keep;        // exp(-mu h): what friction leaves of the tangential velocity
+    bool folded;        // the force pass already added h f / m to v (body_folds): F = P grad
 } kick_args;
 
 /// One instruction set's version of the hot loops. All versions compute the
@@ -209,10 +212,14 @@ typedef struct psb_kernels {
     /// Chunks own .. c0 - 1 were evaluated just before, by the same thread,
     /// in the same pass: their springs' coefficients are reused (own = c0
     /// when there are none). t: the caller's thread in the body's team (0
-    /// alone), whose ring keeps the coefficients.
-    void (*forces)(psb_body *b, int c0, int c1, int own, int t);
+    /// alone), whose ring keeps the coefficients. With kick_h > 0 (only
+    /// for undamped springs on a shell or cloth, body_folds) the spring
+    /// forces are not stored: each point's v += (kick_h / m) f instead, as
+    /// soon as its f is known, and b->f is left as it was.
+    void (*forces)(psb_body *b, int c0, int c1, int own, int t, double kick_h);
     /// Symplectic Euler for internal points [i0, i1) (padding skipped):
-    /// v += h (F / m - g y^), x += h v, then the floor. F = f + P grad.
+    /// v += h (F / m - g y^), x += h v, then the floor. F = f + P grad, or
+    /// P grad alone when the force pass folded f into v (a->folded).
     void (*kick_drift)(psb_body *b, int i0, int i1, const kick_args *a);
     /// The blow-up guard's scan of internal points [i0, i1): copies x into
     /// x_next, widens the box lo..hi by the points, and returns how many
@@ -233,6 +240,11 @@ struct team_barrier;
 /// Whether body b's world steps take the skewed sweep (symplectic Euler on
 /// a shell or cloth without shape matching or wind).
 bool body_sweeps(const psb_body *b, const psb_world *w);
+/// Whether body b's symplectic sub-steps fold the spring forces into the
+/// velocities during the force pass (a body that sweeps, with undamped
+/// springs): v + h f / m + h P grad / m, in that order, in the sweep and in
+/// plain sub-steps alike.
+bool body_folds(const psb_body *b, const psb_world *w);
 /// The blow-up guard's scan of a run of points (kernels' guard_scan): the
 /// limit it checks, m², and what it found.
 typedef struct guard_tally {
@@ -391,6 +403,8 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
 void body_destroy(psb_body *b);
 /// Recomputes masses from b->params (uniform or by area of the rest shape).
 void body_update_masses(psb_body *b);
+/// Sets inv_mass_uniform from inv_mass; after every change to inv_mass.
+void body_note_masses(psb_body *b);
 /// Copies public points [i0, i1) from the internal state into the public view.
 void body_publish(psb_body *b, int i0, int i1);
 /// Takes the current positions as the guard's start of the step (x_good,

@@ -85,22 +85,24 @@ static void ring_forces(psb_body *b, int c0, int c1) {
 }
 
 // The arrays of kick_drift; restrict parameters, so that the compiler
-// knows they do not overlap and vectorises the loops.
-static inline void kick_drift_loop(int i0, int end, double *restrict X, double *restrict Y,
-                                   double *restrict Z, double *restrict VX, double *restrict VY,
-                                   double *restrict VZ, const double *restrict FX,
-                                   const double *restrict FY, const double *restrict FZ,
-                                   const double *restrict GX, const double *restrict GY,
-                                   const double *restrict GZ, const double *restrict inv_mass,
-                                   const kick_args *a) {
+// knows they do not overlap and vectorises the loops. folded: the force
+// pass already added h f / m to v, so FX, FY, FZ are not read. uniform:
+// every point's 1/m is u, so inv_mass is not read.
+static inline __attribute__((always_inline)) void
+kick_drift_loop(int i0, int end, double *restrict X, double *restrict Y, double *restrict Z,
+                double *restrict VX, double *restrict VY, double *restrict VZ,
+                const double *restrict FX, const double *restrict FY, const double *restrict FZ,
+                const double *restrict GX, const double *restrict GY, const double *restrict GZ,
+                const double *restrict inv_mass, const kick_args *a, const bool folded,
+                const bool uniform, double u) {
     const double h = a->h, P = a->pressure, hg = a->h * a->gravity;
     const double fl = a->floor_y, e = a->restitution, keep = a->keep;
     if (a->floor) {
         for (int i = i0; i < end; i++) {
-            const double k = h * inv_mass[i];
-            const double vx = VX[i] + k * (FX[i] + P * GX[i]);
-            const double vy = VY[i] + k * (FY[i] + P * GY[i]) - hg;
-            const double vz = VZ[i] + k * (FZ[i] + P * GZ[i]);
+            const double k = h * (uniform ? u : inv_mass[i]);
+            const double vx = VX[i] + k * (folded ? P * GX[i] : FX[i] + P * GX[i]);
+            const double vy = VY[i] + k * (folded ? P * GY[i] : FY[i] + P * GY[i]) - hg;
+            const double vz = VZ[i] + k * (folded ? P * GZ[i] : FZ[i] + P * GZ[i]);
             const double y = Y[i] + h * vy;
             // Both outcomes are computed and one is picked, so that the loop
             // has no branch and vectorises.
@@ -116,10 +118,10 @@ static inline void kick_drift_loop(int i0, int end, double *restrict X, double *
         return;
     }
     for (int i = i0; i < end; i++) {
-        const double k = h * inv_mass[i];
-        VX[i] += k * (FX[i] + P * GX[i]);
-        VY[i] += k * (FY[i] + P * GY[i]) - hg;
-        VZ[i] += k * (FZ[i] + P * GZ[i]);
+        const double k = h * (uniform ? u : inv_mass[i]);
+        VX[i] += k * (folded ? P * GX[i] : FX[i] + P * GX[i]);
+        VY[i] += k * (folded ? P * GY[i] : FY[i] + P * GY[i]) - hg;
+        VZ[i] += k * (folded ? P * GZ[i] : FZ[i] + P * GZ[i]);
         X[i] += h * VX[i];
         Y[i] += h * VY[i];
         Z[i] += h * VZ[i];
@@ -132,8 +134,20 @@ static inline void kick_drift_loop(int i0, int end, double *restrict X, double *
 // tangential velocity (collide.c, here for the normal (0, 1, 0)).
 static void kick_drift(psb_body *b, int i0, int i1, const kick_args *a) {
     const int end = i1 < b->n ? i1 : b->n;
-    kick_drift_loop(i0, end, b->x[0], b->x[1], b->x[2], b->v[0], b->v[1], b->v[2], b->f[0], b->f[1],
-                    b->f[2], b->grad[0], b->grad[1], b->grad[2], b->inv_mass, a);
+    // Each case its own loop, without a test inside it.
+    if (a->folded && b->inv_mass_uniform > 0.0) {
+        kick_drift_loop(i0, end, b->x[0], b->x[1], b->x[2], b->v[0], b->v[1], b->v[2], b->f[0],
+                        b->f[1], b->f[2], b->grad[0], b->grad[1], b->grad[2], b->inv_mass, a, true,
+                        true, b->inv_mass_uniform);
+    } else if (a->folded) {
+        kick_drift_loop(i0, end, b->x[0], b->x[1], b->x[2], b->v[0], b->v[1], b->v[2], b->f[0],
+                        b->f[1], b->f[2], b->grad[0], b->grad[1], b->grad[2], b->inv_mass, a, true,
+                        false, 0.0);
+    } else {
+        kick_drift_loop(i0, end, b->x[0], b->x[1], b->x[2], b->v[0], b->v[1], b->v[2], b->f[0],
+                        b->f[1], b->f[2], b->grad[0], b->grad[1], b->grad[2], b->inv_mass, a, false,
+                        false, 0.0);
+    }
 }
 
 static inline int guard_loop(int i0, int end, const double *restrict X, const double *restrict Y,

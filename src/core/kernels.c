@@ -8,8 +8,9 @@
 //   F_i += (ks (1 - L0 r) + kd ((v_j - v_i) . d) r²) d      (spring, damped)
 //   G_i += d_s x d_{s+1}  over the triangles (i, n_s, n_{s+1})
 // and dV/dx_i = G_i / 6. The chunk's volume share is sum (x_i - o) . G_i / 18
-// (1/3 from Euler's theorem, 1/6 from G).
-static void fan_forces(psb_body *b, int c0, int c1, int own, int t) {
+// (1/3 from Euler's theorem, 1/6 from G). With kick_h > 0, v_i += (kick_h /
+// m_i) F_i instead of storing F_i (psb_kernels.forces).
+static void fan_forces(psb_body *b, int c0, int c1, int own, int t, double kick_h) {
     double *ring = body_ring(b, t);
     const double ks = b->params.spring_k, kd = b->params.spring_damping;
     const double *X = b->x[0], *Y = b->x[1], *Z = b->x[2];
@@ -39,9 +40,14 @@ static void fan_forces(psb_body *b, int c0, int c1, int own, int t) {
                         const double l2 = dx * dx + dy * dy + dz * dz;
                         if (l2 > 0.0) {
                             const double rr = 1.0 / sqrt(l2);
-                            const double dvd =
-                                (VX[j] - vxi) * dx + (VY[j] - vyi) * dy + (VZ[j] - vzi) * dz;
-                            s = ks * (1.0 - b->row_rest[slot] * rr) + kd * dvd * (rr * rr);
+                            s = ks * (1.0 - b->row_rest[slot] * rr);
+                            if (kd != 0.0) {
+                                // Undamped springs read no neighbour's
+                                // velocity (a fold may be changing it).
+                                const double dvd =
+                                    (VX[j] - vxi) * dx + (VY[j] - vyi) * dy + (VZ[j] - vzi) * dz;
+                                s += kd * dvd * (rr * rr);
+                            }
                         }
                         s = b->row_mask[2 * r] >> lane & 1 ? s : 0.0;
                         if (r - r0 < REUSE_ROWS) {
@@ -75,9 +81,16 @@ static void fan_forces(psb_body *b, int c0, int c1, int own, int t) {
                     gy += pz * d0x - px * d0z;
                     gz += px * d0y - py * d0x;
                 }
-                b->f[0][i] = fx;
-                b->f[1][i] = fy;
-                b->f[2][i] = fz;
+                if (kick_h > 0.0) {
+                    const double hm = kick_h * b->inv_mass[i];
+                    b->v[0][i] = vxi + hm * fx;
+                    b->v[1][i] = vyi + hm * fy;
+                    b->v[2][i] = vzi + hm * fz;
+                } else {
+                    b->f[0][i] = fx;
+                    b->f[1][i] = fy;
+                    b->f[2][i] = fz;
+                }
                 b->grad[0][i] = gx / 6.0;
                 b->grad[1][i] = gy / 6.0;
                 b->grad[2][i] = gz / 6.0;
@@ -88,11 +101,11 @@ static void fan_forces(psb_body *b, int c0, int c1, int own, int t) {
     }
 }
 
-static void forces(psb_body *b, int c0, int c1, int own, int t) {
+static void forces(psb_body *b, int c0, int c1, int own, int t, double kick_h) {
     if (b->kind == PSB_RING) {
         ring_forces(b, c0, c1);
     } else {
-        fan_forces(b, c0, c1, own, t);
+        fan_forces(b, c0, c1, own, t, kick_h);
     }
 }
 

@@ -61,13 +61,15 @@ static inline void add_cross(vec *g, vec p, vec d, __m256d m) {
     g->z = _mm256_fnmadd_pd(q.y, d.x, _mm256_fmadd_pd(q.x, d.y, g->z));
 }
 
-// The same computation as fan_forces in kernels.c, four lanes at a time.
-static void fan_forces(psb_body *b, int c0, int c1, int own, int t) {
+// The same computation as fan_forces in kernels.c, four lanes at a time;
+// with kick_h > 0, v += (kick_h / m) f instead of storing f.
+static void fan_forces(psb_body *b, int c0, int c1, int own, int t, double kick_h) {
     double *ring = body_ring(b, t);
     const __m256d ks = _mm256_set1_pd(b->params.spring_k);
     const __m256d kd = _mm256_set1_pd(b->params.spring_damping);
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
     const __m256d sixth = _mm256_set1_pd(1.0 / 6.0);
+    const bool damped = b->params.spring_damping != 0.0;
     const vec o = {_mm256_set1_pd(b->x[0][0]), _mm256_set1_pd(b->x[1][0]),
                    _mm256_set1_pd(b->x[2][0])};
     const int first_block = own * CHUNK_BLOCKS; // springs from before it are not ours
@@ -106,26 +108,32 @@ static void fan_forces(psb_body *b, int c0, int c1, int own, int t) {
                         f.y = _mm256_fmadd_pd(s, d.y, f.y);
                         f.z = _mm256_fmadd_pd(s, d.z, f.z);
                     } else {
-                        vec xj, vj;
-                        load_row(b, r, LANES * k, half, &xj, &vj);
+                        vec xj, vj = vi;
+                        if (damped) {
+                            load_row(b, r, LANES * k, half, &xj, &vj);
+                        } else {
+                            // No neighbour's velocity (a fold may be changing it).
+                            xj = load_positions(b, r, LANES * k, half);
+                        }
                         d = (vec){_mm256_sub_pd(xj.x, xi.x), _mm256_sub_pd(xj.y, xi.y),
                                   _mm256_sub_pd(xj.z, xi.z)};
-                        const vec u = {_mm256_sub_pd(vj.x, vi.x), _mm256_sub_pd(vj.y, vi.y),
-                                       _mm256_sub_pd(vj.z, vi.z)};
                         const __m256d l2 = _mm256_fmadd_pd(
                             d.z, d.z, _mm256_fmadd_pd(d.y, d.y, _mm256_mul_pd(d.x, d.x)));
                         // Springs where the mask says so and the length is not 0.
                         const __m256d sm =
                             _mm256_and_pd(springs, _mm256_cmp_pd(l2, zero, _CMP_GT_OQ));
                         const __m256d rr = _mm256_div_pd(one, _mm256_sqrt_pd(l2));
-                        const __m256d dvd = _mm256_fmadd_pd(
-                            u.z, d.z, _mm256_fmadd_pd(u.y, d.y, _mm256_mul_pd(u.x, d.x)));
                         const __m256d rest = _mm256_load_pd(b->row_rest + LANES * r + half);
                         // s = ks (1 - L0 r) + kd (dv . d) r², 0 where there is no spring
-                        const __m256d s = _mm256_and_pd(
-                            sm,
-                            _mm256_fmadd_pd(_mm256_mul_pd(kd, dvd), _mm256_mul_pd(rr, rr),
-                                            _mm256_mul_pd(ks, _mm256_fnmadd_pd(rest, rr, one))));
+                        __m256d s = _mm256_mul_pd(ks, _mm256_fnmadd_pd(rest, rr, one));
+                        if (damped) {
+                            const vec u = {_mm256_sub_pd(vj.x, vi.x), _mm256_sub_pd(vj.y, vi.y),
+                                           _mm256_sub_pd(vj.z, vi.z)};
+                            const __m256d dvd = _mm256_fmadd_pd(
+                                u.z, d.z, _mm256_fmadd_pd(u.y, d.y, _mm256_mul_pd(u.x, d.x)));
+                            s = _mm256_fmadd_pd(_mm256_mul_pd(kd, dvd), _mm256_mul_pd(rr, rr), s);
+                        }
+                        s = _mm256_and_pd(sm, s);
                         if (r - r0 < REUSE_ROWS) {
                             const size_t at = ring_slot(b, r - r0, i);
                             _mm256_store_pd(ring + at, s);
@@ -145,9 +153,18 @@ static void fan_forces(psb_body *b, int c0, int c1, int own, int t) {
                     p = d;
                 }
                 add_cross(&g, p, d0, lane_mask(b->row_mask[2 * (r1 - 1) + 1] >> half));
-                _mm256_store_pd(b->f[0] + i, f.x);
-                _mm256_store_pd(b->f[1] + i, f.y);
-                _mm256_store_pd(b->f[2] + i, f.z);
+                if (kick_h > 0.0) {
+                    // v += (h / m) f
+                    const __m256d hm =
+                        _mm256_mul_pd(_mm256_set1_pd(kick_h), _mm256_load_pd(b->inv_mass + i));
+                    _mm256_store_pd(b->v[0] + i, _mm256_fmadd_pd(hm, f.x, vi.x));
+                    _mm256_store_pd(b->v[1] + i, _mm256_fmadd_pd(hm, f.y, vi.y));
+                    _mm256_store_pd(b->v[2] + i, _mm256_fmadd_pd(hm, f.z, vi.z));
+                } else {
+                    _mm256_store_pd(b->f[0] + i, f.x);
+                    _mm256_store_pd(b->f[1] + i, f.y);
+                    _mm256_store_pd(b->f[2] + i, f.z);
+                }
                 _mm256_store_pd(b->grad[0] + i, _mm256_mul_pd(g.x, sixth));
                 _mm256_store_pd(b->grad[1] + i, _mm256_mul_pd(g.y, sixth));
                 _mm256_store_pd(b->grad[2] + i, _mm256_mul_pd(g.z, sixth));
@@ -162,11 +179,11 @@ static void fan_forces(psb_body *b, int c0, int c1, int own, int t) {
     }
 }
 
-static void forces(psb_body *b, int c0, int c1, int own, int t) {
+static void forces(psb_body *b, int c0, int c1, int own, int t, double kick_h) {
     if (b->kind == PSB_RING) {
         ring_forces(b, c0, c1);
     } else {
-        fan_forces(b, c0, c1, own, t);
+        fan_forces(b, c0, c1, own, t, kick_h);
     }
 }
 

@@ -198,9 +198,13 @@ static inline __attribute__((always_inline)) void general_rows(const psb_body *b
 
 // The same computation as fan_forces in kernels.c, eight lanes at a time.
 // Undamped springs (damped false) skip the velocities altogether: no
-// neighbour's velocity is loaded, gathered or subtracted.
-static inline __attribute__((always_inline)) void
-fan_forces_with(psb_body *b, int c0, int c1, int own, int t, const bool damped) {
+// neighbour's velocity is loaded, gathered or subtracted, which is also
+// what lets them fold f into v (fold: v += (kick_h / m) f, see
+// psb_kernels.forces) without changing what later blocks compute.
+static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, int c0, int c1,
+                                                                  int own, int t, double kick_h,
+                                                                  const bool damped,
+                                                                  const bool fold) {
     double *ring = body_ring(b, t);
     const __m512d ks = _mm512_set1_pd(b->params.spring_k);
     const __m512d kd = _mm512_set1_pd(b->params.spring_damping);
@@ -228,9 +232,22 @@ fan_forces_with(psb_body *b, int c0, int c1, int own, int t, const bool damped) 
             } else {
                 general_rows(b, ring, k, xi, vi, ks, kd, first_block, damped, &f, &g);
             }
-            _mm512_store_pd(b->f[0] + i, f.x);
-            _mm512_store_pd(b->f[1] + i, f.y);
-            _mm512_store_pd(b->f[2] + i, f.z);
+            if (fold) {
+                // v += (h / m) f
+                const __m512d hm =
+                    b->inv_mass_uniform > 0.0
+                        ? _mm512_set1_pd(kick_h * b->inv_mass_uniform)
+                        : _mm512_mul_pd(_mm512_set1_pd(kick_h), _mm512_load_pd(b->inv_mass + i));
+                const __m512d fs[3] = {f.x, f.y, f.z};
+                for (int a = 0; a < 3; a++) {
+                    _mm512_store_pd(b->v[a] + i,
+                                    _mm512_fmadd_pd(hm, fs[a], _mm512_load_pd(b->v[a] + i)));
+                }
+            } else {
+                _mm512_store_pd(b->f[0] + i, f.x);
+                _mm512_store_pd(b->f[1] + i, f.y);
+                _mm512_store_pd(b->f[2] + i, f.z);
+            }
             _mm512_store_pd(b->grad[0] + i, _mm512_mul_pd(g.x, sixth));
             _mm512_store_pd(b->grad[1] + i, _mm512_mul_pd(g.y, sixth));
             _mm512_store_pd(b->grad[2] + i, _mm512_mul_pd(g.z, sixth));
@@ -242,13 +259,15 @@ fan_forces_with(psb_body *b, int c0, int c1, int own, int t, const bool damped) 
     }
 }
 
-static void forces(psb_body *b, int c0, int c1, int own, int t) {
+static void forces(psb_body *b, int c0, int c1, int own, int t, double kick_h) {
     if (b->kind == PSB_RING) {
         ring_forces(b, c0, c1);
     } else if (b->params.spring_damping != 0.0) {
-        fan_forces_with(b, c0, c1, own, t, true);
+        fan_forces_with(b, c0, c1, own, t, 0.0, true, false);
+    } else if (kick_h > 0.0) {
+        fan_forces_with(b, c0, c1, own, t, kick_h, false, true);
     } else {
-        fan_forces_with(b, c0, c1, own, t, false);
+        fan_forces_with(b, c0, c1, own, t, 0.0, false, false);
     }
 }
 

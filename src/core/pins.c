@@ -59,6 +59,7 @@ psb_status psb_body_pin(psb_world *w, int body, int point, psb_vec3 position, ps
     }
     b->pin_pos[slot] = position;
     b->inv_mass[k] = 0.0;
+    body_note_masses(b);
     body_hold_pins(b, k, k + 1);
     body_publish(b, point, point + 1);
     // The guard measures a step's motion from its start: the pin's jump is
@@ -81,6 +82,7 @@ void psb_body_unpin(psb_world *w, int body, int point) {
     b->pin_index[slot] = b->pin_index[b->pin_count];
     b->pin_pos[slot] = b->pin_pos[b->pin_count];
     b->inv_mass[k] = 1.0 / b->mass[k];
+    body_note_masses(b);
 }
 
 bool psb_body_is_pinned(const psb_world *w, int body, int point) {

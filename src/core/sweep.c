@@ -37,6 +37,15 @@ bool body_sweeps(const psb_body *b, const psb_world *w) {
            !body_has_extras(b, w);
 }
 
+// Undamped springs read no velocities, so the force pass may add a point's
+// spring force to its velocity at once (v += h f / m) instead of writing f
+// to memory for the kick to read back a whole sweep later; the kick then
+// adds h P grad / m alone. Damped springs read their neighbours'
+// velocities, which must stay those of the sub-step's start.
+bool body_folds(const psb_body *b, const psb_world *w) {
+    return b->params.spring_damping == 0.0 && body_sweeps(b, w);
+}
+
 // Waits for the other threads, the wait counted in the stage it ends.
 static void wait_all(struct team_barrier *bar, int team, psb_profile *prof, double *stage) {
     if (team > 1) {
@@ -49,9 +58,9 @@ static void wait_all(struct team_barrier *bar, int team, psb_profile *prof, doub
 }
 
 static void forces(psb_body *b, const psb_world *w, int c, int end, int own, int thread,
-                   psb_profile *prof) {
+                   double kick_h, psb_profile *prof) {
     const double start = prof ? profile_now() : 0.0;
-    w->kernels->forces(b, c, end, own, thread);
+    w->kernels->forces(b, c, end, own, thread, kick_h);
     if (prof) {
         prof->springs += profile_now() - start;
     }
@@ -83,8 +92,8 @@ static void last_kick(psb_body *b, const psb_world *w, int c0, int c1, double t,
         const int end = c + SWEEP_BATCH < c1 ? c + SWEEP_BATCH : c1;
         body_kick_drift(b, w, c, end, t, h, pressure, prof);
         const double start = prof ? profile_now() : 0.0;
-        guard->bad += w->kernels->guard_scan(b, c * CHUNK_POINTS, end * CHUNK_POINTS,
-                                             guard->limit2, &guard->lo, &guard->hi);
+        guard->bad += w->kernels->guard_scan(b, c * CHUNK_POINTS, end * CHUNK_POINTS, guard->limit2,
+                                             &guard->lo, &guard->hi);
         if (prof) {
             prof->guard += profile_now() - start;
         }
@@ -102,6 +111,7 @@ void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, int thread
     // threads' forces.
     const int head = c0 + reach < c1 ? c0 + reach : c1;
     const int tail = c1 - reach > head ? c1 - reach : head;
+    const double kick_h = body_folds(b, w) ? h : 0.0;
     double pressure = 0.0;
     for (int s = 0; s <= p->substeps; s++) {
         const double t = w->time + s * h; // of this sweep's forces
@@ -124,7 +134,7 @@ void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, int thread
                 body_kick_drift(b, w, moved, needed, t - h, h, pressure, prof);
                 moved = needed;
             }
-            forces(b, w, c, end, c0, thread, prof);
+            forces(b, w, c, end, c0, thread, kick_h, prof);
         }
         wait_all(bar, team, prof, prof ? &prof->springs : NULL);
         pressure = gas(b, t, first_thread, prof);

@@ -312,7 +312,8 @@ static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
             for (int s = 0; s < p->substeps; s++) {
                 const double time = w->time + s * h;
                 const double start = prof ? profile_now() : 0.0;
-                w->kernels->forces(b, c0, c1, c0, t);
+                // A body that does not sweep never folds.
+                w->kernels->forces(b, c0, c1, c0, t, 0.0);
                 team_wait(bar, team);
                 const double mid = prof ? profile_now() : 0.0;
                 const double volume = body_volume_sum(b);
