@@ -201,22 +201,35 @@ typedef struct kick_args {
     bool folded;        // the force pass already added h f / m to v (body_folds): F = P grad
 } kick_args;
 
+/// How a force pass runs (psb_kernels.forces).
+typedef struct force_pass {
+    /// Chunks own .. c0 - 1 were evaluated just before, by the same thread,
+    /// in the same pass: their springs' coefficients are reused (own = c0
+    /// when there are none).
+    int own;
+    /// The caller's thread in the body's team (0 alone), whose ring keeps
+    /// the coefficients.
+    int thread;
+    /// > 0 (only for undamped springs on a shell or cloth, body_folds): the
+    /// spring forces are not stored; each point's v += (kick_h / m) f
+    /// instead, as soon as its f is known, and b->f is left as it was.
+    double kick_h;
+    /// > 0: while it works on a block, the pass asks for the cache lines
+    /// that the kick will read this many points further on (the sweep's next
+    /// batch), so that memory works while the pass computes.
+    int ahead;
+} force_pass;
+
 /// One instruction set's version of the hot loops. All versions compute the
 /// same thing; they may differ in the last bits, so a world picks one when
 /// it is created and keeps it.
 typedef struct psb_kernels {
     const char *name; // "avx512", "avx2" or "scalar"
-    /// Spring forces (damped Hooke) into b->f and the volume gradient into
-    /// b->grad for the points of chunks [c0, c1), and each of those chunks'
-    /// share of the volume into b->vol_part. Reads b->x and b->v only.
-    /// Chunks own .. c0 - 1 were evaluated just before, by the same thread,
-    /// in the same pass: their springs' coefficients are reused (own = c0
-    /// when there are none). t: the caller's thread in the body's team (0
-    /// alone), whose ring keeps the coefficients. With kick_h > 0 (only
-    /// for undamped springs on a shell or cloth, body_folds) the spring
-    /// forces are not stored: each point's v += (kick_h / m) f instead, as
-    /// soon as its f is known, and b->f is left as it was.
-    void (*forces)(psb_body *b, int c0, int c1, int own, int t, double kick_h);
+    /// Spring forces (damped Hooke) into b->f (or v, pass->kick_h) and the
+    /// volume gradient into b->grad for the points of chunks [c0, c1), and
+    /// each of those chunks' share of the volume into b->vol_part. Reads
+    /// b->x and b->v only.
+    void (*forces)(psb_body *b, int c0, int c1, const force_pass *pass);
     /// Symplectic Euler for internal points [i0, i1) (padding skipped):
     /// v += h (F / m - g y^), x += h v, then the floor. F = f + P grad, or
     /// P grad alone when the force pass folded f into v (a->folded).

@@ -84,6 +84,24 @@ static void ring_forces(psb_body *b, int c0, int c1) {
     }
 }
 
+// Asks for the cache lines of x, v, grad (and f, unless the pass folds it)
+// that the kick will read pass->ahead points after block i: into L2 (T1), as
+// the kick comes a batch later.
+static inline void fetch_ahead(const psb_body *b, int i, const force_pass *pass) {
+    const int j = i + pass->ahead;
+    if (pass->ahead <= 0 || j >= b->n_pad) {
+        return;
+    }
+    for (int c = 0; c < 3; c++) {
+        __builtin_prefetch(b->x[c] + j, 0, 2);
+        __builtin_prefetch(b->v[c] + j, 0, 2);
+        __builtin_prefetch(b->grad[c] + j, 0, 2);
+        if (pass->kick_h <= 0.0) {
+            __builtin_prefetch(b->f[c] + j, 0, 2);
+        }
+    }
+}
+
 // The arrays of kick_drift; restrict parameters, so that the compiler
 // knows they do not overlap and vectorises the loops. folded: the force
 // pass already added h f / m to v, so FX, FY, FZ are not read. uniform:

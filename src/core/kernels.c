@@ -8,21 +8,23 @@
 //   F_i += (ks (1 - L0 r) + kd ((v_j - v_i) . d) r²) d      (spring, damped)
 //   G_i += d_s x d_{s+1}  over the triangles (i, n_s, n_{s+1})
 // and dV/dx_i = G_i / 6. The chunk's volume share is sum (x_i - o) . G_i / 18
-// (1/3 from Euler's theorem, 1/6 from G). With kick_h > 0, v_i += (kick_h /
-// m_i) F_i instead of storing F_i (psb_kernels.forces).
-static void fan_forces(psb_body *b, int c0, int c1, int own, int t, double kick_h) {
-    double *ring = body_ring(b, t);
+// (1/3 from Euler's theorem, 1/6 from G). With pass->kick_h > 0,
+// v_i += (kick_h / m_i) F_i instead of storing F_i (force_pass).
+static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
+    double *ring = body_ring(b, pass->thread);
+    const double kick_h = pass->kick_h;
     const double ks = b->params.spring_k, kd = b->params.spring_damping;
     const double *X = b->x[0], *Y = b->x[1], *Z = b->x[2];
     const double *VX = b->v[0], *VY = b->v[1], *VZ = b->v[2];
     const double ox = X[0], oy = Y[0], oz = Z[0];
-    const int first_block = own * CHUNK_BLOCKS; // springs from before it are not ours
+    const int first_block = pass->own * CHUNK_BLOCKS; // springs from before it are not ours
     for (int c = c0; c < c1; c++) {
         const int k0 = c * CHUNK_BLOCKS;
         const int k1 = k0 + CHUNK_BLOCKS < b->block_count ? k0 + CHUNK_BLOCKS : b->block_count;
         double sum = 0.0;
         for (int k = k0; k < k1; k++) {
             const int r0 = b->row_start[k], r1 = b->row_start[k + 1];
+            fetch_ahead(b, LANES * k, pass);
             for (int lane = 0; lane < LANES; lane++) {
                 const int i = LANES * k + lane;
                 const double xi = X[i], yi = Y[i], zi = Z[i];
@@ -101,11 +103,11 @@ static void fan_forces(psb_body *b, int c0, int c1, int own, int t, double kick_
     }
 }
 
-static void forces(psb_body *b, int c0, int c1, int own, int t, double kick_h) {
+static void forces(psb_body *b, int c0, int c1, const force_pass *pass) {
     if (b->kind == PSB_RING) {
         ring_forces(b, c0, c1);
     } else {
-        fan_forces(b, c0, c1, own, t, kick_h);
+        fan_forces(b, c0, c1, pass);
     }
 }
 

@@ -62,9 +62,10 @@ static inline void add_cross(vec *g, vec p, vec d, __m256d m) {
 }
 
 // The same computation as fan_forces in kernels.c, four lanes at a time;
-// with kick_h > 0, v += (kick_h / m) f instead of storing f.
-static void fan_forces(psb_body *b, int c0, int c1, int own, int t, double kick_h) {
-    double *ring = body_ring(b, t);
+// with pass->kick_h > 0, v += (kick_h / m) f instead of storing f.
+static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
+    double *ring = body_ring(b, pass->thread);
+    const double kick_h = pass->kick_h;
     const __m256d ks = _mm256_set1_pd(b->params.spring_k);
     const __m256d kd = _mm256_set1_pd(b->params.spring_damping);
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
@@ -72,12 +73,13 @@ static void fan_forces(psb_body *b, int c0, int c1, int own, int t, double kick_
     const bool damped = b->params.spring_damping != 0.0;
     const vec o = {_mm256_set1_pd(b->x[0][0]), _mm256_set1_pd(b->x[1][0]),
                    _mm256_set1_pd(b->x[2][0])};
-    const int first_block = own * CHUNK_BLOCKS; // springs from before it are not ours
+    const int first_block = pass->own * CHUNK_BLOCKS; // springs from before it are not ours
     for (int c = c0; c < c1; c++) {
         const int k0 = c * CHUNK_BLOCKS;
         const int k1 = k0 + CHUNK_BLOCKS < b->block_count ? k0 + CHUNK_BLOCKS : b->block_count;
         __m256d sum = zero;
         for (int k = k0; k < k1; k++) {
+            fetch_ahead(b, LANES * k, pass);
             for (int half = 0; half < LANES; half += 4) {
                 const int i = LANES * k + half;
                 const vec xi = {_mm256_load_pd(b->x[0] + i), _mm256_load_pd(b->x[1] + i),
@@ -179,11 +181,11 @@ static void fan_forces(psb_body *b, int c0, int c1, int own, int t, double kick_
     }
 }
 
-static void forces(psb_body *b, int c0, int c1, int own, int t, double kick_h) {
+static void forces(psb_body *b, int c0, int c1, const force_pass *pass) {
     if (b->kind == PSB_RING) {
         ring_forces(b, c0, c1);
     } else {
-        fan_forces(b, c0, c1, own, t, kick_h);
+        fan_forces(b, c0, c1, pass);
     }
 }
 

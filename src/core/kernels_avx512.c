@@ -200,19 +200,20 @@ static inline __attribute__((always_inline)) void general_rows(const psb_body *b
 // Undamped springs (damped false) skip the velocities altogether: no
 // neighbour's velocity is loaded, gathered or subtracted, which is also
 // what lets them fold f into v (fold: v += (kick_h / m) f, see
-// psb_kernels.forces) without changing what later blocks compute.
+// force_pass) without changing what later blocks compute.
 static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, int c0, int c1,
-                                                                  int own, int t, double kick_h,
+                                                                  const force_pass *pass,
                                                                   const bool damped,
                                                                   const bool fold) {
-    double *ring = body_ring(b, t);
+    double *ring = body_ring(b, pass->thread);
+    const double kick_h = pass->kick_h;
     const __m512d ks = _mm512_set1_pd(b->params.spring_k);
     const __m512d kd = _mm512_set1_pd(b->params.spring_damping);
     const __m512d zero = _mm512_setzero_pd();
     const __m512d sixth = _mm512_set1_pd(1.0 / 6.0);
     const vec o = {_mm512_set1_pd(b->x[0][0]), _mm512_set1_pd(b->x[1][0]),
                    _mm512_set1_pd(b->x[2][0])};
-    const int first_block = own * CHUNK_BLOCKS; // springs from before it are not ours
+    const int first_block = pass->own * CHUNK_BLOCKS; // springs from before it are not ours
     for (int c = c0; c < c1; c++) {
         const int k0 = c * CHUNK_BLOCKS;
         const int k1 = k0 + CHUNK_BLOCKS < b->block_count ? k0 + CHUNK_BLOCKS : b->block_count;
@@ -227,6 +228,7 @@ static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, i
                            _mm512_load_pd(b->v[2] + i)};
             }
             vec f = {zero, zero, zero}, g = {zero, zero, zero};
+            fetch_ahead(b, i, pass);
             if (b->block_regular_from[k] >= first_block) {
                 regular_rows(b, ring, i, xi, vi, ks, kd, damped, &f, &g);
             } else {
@@ -259,15 +261,15 @@ static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, i
     }
 }
 
-static void forces(psb_body *b, int c0, int c1, int own, int t, double kick_h) {
+static void forces(psb_body *b, int c0, int c1, const force_pass *pass) {
     if (b->kind == PSB_RING) {
         ring_forces(b, c0, c1);
     } else if (b->params.spring_damping != 0.0) {
-        fan_forces_with(b, c0, c1, own, t, 0.0, true, false);
-    } else if (kick_h > 0.0) {
-        fan_forces_with(b, c0, c1, own, t, kick_h, false, true);
+        fan_forces_with(b, c0, c1, pass, true, false);
+    } else if (pass->kick_h > 0.0) {
+        fan_forces_with(b, c0, c1, pass, false, true);
     } else {
-        fan_forces_with(b, c0, c1, own, t, 0.0, false, false);
+        fan_forces_with(b, c0, c1, pass, false, false);
     }
 }
 

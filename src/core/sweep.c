@@ -57,10 +57,10 @@ static void wait_all(struct team_barrier *bar, int team, psb_profile *prof, doub
     }
 }
 
-static void forces(psb_body *b, const psb_world *w, int c, int end, int own, int thread,
-                   double kick_h, psb_profile *prof) {
+static void forces(psb_body *b, const psb_world *w, int c, int end, const force_pass *pass,
+                   psb_profile *prof) {
     const double start = prof ? profile_now() : 0.0;
-    w->kernels->forces(b, c, end, own, thread, kick_h);
+    w->kernels->forces(b, c, end, pass);
     if (prof) {
         prof->springs += profile_now() - start;
     }
@@ -111,7 +111,12 @@ void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, int thread
     // threads' forces.
     const int head = c0 + reach < c1 ? c0 + reach : c1;
     const int tail = c1 - reach > head ? c1 - reach : head;
-    const double kick_h = body_folds(b, w) ? h : 0.0;
+    // While it computes one batch's forces, the pass fetches the next
+    // kick batch, SWEEP_BATCH + reach chunks further on.
+    const force_pass pass = {.own = c0,
+                             .thread = thread,
+                             .kick_h = body_folds(b, w) ? h : 0.0,
+                             .ahead = (SWEEP_BATCH + reach) * CHUNK_POINTS};
     double pressure = 0.0;
     for (int s = 0; s <= p->substeps; s++) {
         const double t = w->time + s * h; // of this sweep's forces
@@ -134,7 +139,7 @@ void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, int thread
                 body_kick_drift(b, w, moved, needed, t - h, h, pressure, prof);
                 moved = needed;
             }
-            forces(b, w, c, end, c0, thread, kick_h, prof);
+            forces(b, w, c, end, &pass, prof);
         }
         wait_all(bar, team, prof, prof ? &prof->springs : NULL);
         pressure = gas(b, t, first_thread, prof);
