@@ -88,7 +88,7 @@ void body_forces(psb_body *b, const psb_world *w, double t) {
     psb_profile *prof = b->profile;
     double start = prof ? profile_now() : 0.0;
     // Springs and the volume gradient in one pass over the fans (fan.c).
-    const force_pass pass = {.own = 0, .thread = 0, .kick_h = 0.0, .ahead = 0};
+    const force_pass pass = {.thread = 0}; // alone, forces kept, nothing fetched
     w->kernels->forces(b, 0, b->chunk_count, &pass);
     if (prof) {
         const double now = profile_now();

@@ -170,8 +170,7 @@ void body_kick_drift(psb_body *b, const psb_world *w, int c0, int c1, double t, 
 static void step_symplectic(psb_body *b, const psb_world *w, double t, double h) {
     psb_profile *prof = b->profile;
     const double start = prof ? profile_now() : 0.0;
-    const force_pass pass = {
-        .own = 0, .thread = 0, .kick_h = body_folds(b, w) ? h : 0.0, .ahead = 0};
+    const force_pass pass = {.kick_h = body_folds(b, w) ? h : 0.0}; // alone, nothing fetched
     w->kernels->forces(b, 0, b->chunk_count, &pass);
     const double mid = prof ? profile_now() : 0.0;
     b->volume = body_volume_sum(b);

@@ -216,8 +216,10 @@ typedef struct force_pass {
     double kick_h;
     /// > 0: while it works on a block, the pass asks for the cache lines
     /// that the kick will read this many points further on (the sweep's next
-    /// batch), so that memory works while the pass computes.
+    /// batch), so that memory works while the pass computes; only for points
+    /// before fetch_end (the caller's own, which no other thread writes).
     int ahead;
+    int fetch_end;
 } force_pass;
 
 /// One instruction set's version of the hot loops. All versions compute the

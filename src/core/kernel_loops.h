@@ -89,7 +89,7 @@ static void ring_forces(psb_body *b, int c0, int c1) {
 // the kick comes a batch later.
 static inline void fetch_ahead(const psb_body *b, int i, const force_pass *pass) {
     const int j = i + pass->ahead;
-    if (pass->ahead <= 0 || j >= b->n_pad) {
+    if (pass->ahead <= 0 || j >= pass->fetch_end || j >= b->n_pad) {
         return;
     }
     for (int c = 0; c < 3; c++) {

@@ -112,11 +112,13 @@ void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, int thread
     const int head = c0 + reach < c1 ? c0 + reach : c1;
     const int tail = c1 - reach > head ? c1 - reach : head;
     // While it computes one batch's forces, the pass fetches the next
-    // kick batch, SWEEP_BATCH + reach chunks further on.
+    // kick batch, SWEEP_BATCH + reach chunks further on (never past tail:
+    // the chunks after it are kicked at the start of the sweep).
     const force_pass pass = {.own = c0,
                              .thread = thread,
                              .kick_h = body_folds(b, w) ? h : 0.0,
-                             .ahead = (SWEEP_BATCH + reach) * CHUNK_POINTS};
+                             .ahead = (SWEEP_BATCH + reach) * CHUNK_POINTS,
+                             .fetch_end = tail * CHUNK_POINTS};
     double pressure = 0.0;
     for (int s = 0; s <= p->substeps; s++) {
         const double t = w->time + s * h; // of this sweep's forces

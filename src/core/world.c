@@ -313,7 +313,7 @@ static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
                 const double time = w->time + s * h;
                 const double start = prof ? profile_now() : 0.0;
                 // A body that does not sweep never folds.
-                const force_pass pass = {.own = c0, .thread = t, .kick_h = 0.0, .ahead = 0};
+                const force_pass pass = {.own = c0, .thread = t}; // nothing fetched
                 w->kernels->forces(b, c0, c1, &pass);
                 team_wait(bar, team);
                 const double mid = prof ? profile_now() : 0.0;
