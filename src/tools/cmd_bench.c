@@ -307,6 +307,7 @@ static int run_scene(const scene *sc, const bench_args *args, result *out) {
     long substeps = args->substeps > 0 ? args->substeps : (long)ceil(FRAME_S / h);
     substeps = substeps < PSB_SIM_MAX_SUBSTEPS ? substeps : PSB_SIM_MAX_SUBSTEPS;
     substeps = substeps < steps ? substeps : steps;
+    substeps = substeps > 1 ? substeps : 1;
     steps = (steps + substeps - 1) / substeps * substeps;
     params.substeps = (int)substeps;
     params.dt = h * (double)substeps;
