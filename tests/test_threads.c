@@ -22,6 +22,10 @@
 //   volume equals psb_body_measure's, on a closed sphere, on two boxes that
 //   share one corner (a non-manifold point) and on a torus; the net gas force
 //   on a closed surface is zero.
+// - Fan sizes: the big shell's bottom has its edges flipped at random, so
+//   its points have 4 to 8 neighbours; its chunks of mixed fan sizes are
+//   sorted by size, every chunk has as few rows as its sizes allow, and
+//   every check above runs on a body with both kinds of chunk.
 //
 // This test reaches into the core (internal.h) to pick kernels and to read
 // the forces; everything else goes through the public API.
@@ -36,6 +40,65 @@
 #include "internal.h"
 #include "psb.h"
 #include "psb_mesh.h"
+
+typedef struct edge_end {
+    int lo, hi, tri, corner; // the edge (lo < hi); it leaves corner `corner` of triangle tri
+} edge_end;
+
+static int by_edge(const void *a, const void *b) {
+    const edge_end *x = a, *y = b;
+    return x->lo != y->lo ? (x->lo > y->lo) - (x->lo < y->lo) : (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+// Flips about half the edges below y0 (m) whose four points no earlier flip
+// touched, where that leaves both ends at least four neighbours: the bottom
+// of an icosphere then has points of 4 to 8 neighbours, like a scanned mesh,
+// so its chunks are sorted by fan size (fan.c, group_by_fan_size), while
+// the rest keeps the regular blocks. Returns the flips made.
+static int scramble_bottom(psb_mesh *m, double y0, uint64_t *seed) {
+    const int t_count = m->triangle_count, n = m->point_count;
+    edge_end *ends = malloc((size_t)t_count * 3 * sizeof *ends);
+    int *degree = calloc((size_t)n, sizeof *degree);
+    bool *touched = calloc((size_t)n, sizeof *touched);
+    int flips = 0;
+    if (!ends || !degree || !touched) {
+        CHECK(false, "out of memory");
+        goto done;
+    }
+    int *t = m->triangles;
+    for (int f = 0; f < t_count; f++) {
+        for (int q = 0; q < 3; q++) {
+            const int a = t[3 * f + q], b = t[3 * f + (q + 1) % 3];
+            ends[3 * f + q] = (edge_end){a < b ? a : b, a < b ? b : a, f, q};
+            degree[a]++; // once at each end: b -> a is in the other triangle
+        }
+    }
+    qsort(ends, (size_t)t_count * 3, sizeof *ends, by_edge);
+    for (int e = 0; e + 1 < 3 * t_count; e++) {
+        const edge_end one = ends[e], two = ends[e + 1];
+        if (one.lo != two.lo || one.hi != two.hi || rnd(seed) < 0.0) {
+            continue;
+        }
+        // Triangle one runs a -> b -> c, triangle two b -> a -> d.
+        int *t1 = &t[3 * one.tri], *t2 = &t[3 * two.tri];
+        const int a = t1[one.corner], b = t1[(one.corner + 1) % 3], c = t1[(one.corner + 2) % 3];
+        const int d = t2[(two.corner + 2) % 3];
+        if (m->points[a].y > y0 || m->points[b].y > y0 || touched[a] || touched[b] || touched[c] ||
+            touched[d] || degree[a] <= 4 || degree[b] <= 4) {
+            continue;
+        }
+        t1[0] = c, t1[1] = a, t1[2] = d;
+        t2[0] = d, t2[1] = b, t2[2] = c;
+        degree[a]--, degree[b]--, degree[c]++, degree[d]++;
+        touched[a] = touched[b] = touched[c] = touched[d] = true;
+        flips++;
+    }
+done:
+    free(ends);
+    free(degree);
+    free(touched);
+    return flips;
+}
 
 // A busy world with one big shell (level 5, 10242 points), one big ring
 // (5000 points) and one small shell that always runs on one thread. The big
@@ -73,6 +136,7 @@ static psb_world *make_world_damped(int threads, psb_integrator integrator, doub
         m.points[i].y += 0.002 * rnd(&seed);
         m.points[i].z += 0.002 * rnd(&seed);
     }
+    CHECK(scramble_bottom(&m, -0.3, &seed) > 100, "too few edges flipped");
     psb_body_def def = psb_mesh_body_def(&m);
     def.params.mass = 2.0;
     def.params.spring_k = 50.0;
@@ -627,8 +691,52 @@ static void test_regular_blocks(void) {
     psb_world_destroy(w);
 }
 
+static int by_size(const void *a, const void *b) {
+    return *(const int *)a - *(const int *)b;
+}
+
+// The big shell's scrambled bottom (scramble_bottom): every chunk has as few rows
+// as its points' fan sizes allow (the sizes sorted, each block as long as
+// its longest fan), and chunks of mixed sizes were sorted.
+static void test_grouped_fans(void) {
+    psb_world *w = make_world_with(1, PSB_SYMPLECTIC_EULER);
+    if (!w) {
+        return;
+    }
+    const psb_body *b = w->bodies[0];
+    int sorted_mixed = 0, worst = 0;
+    for (int c = 0; c < b->chunk_count; c++) {
+        int size[CHUNK_POINTS], m = 0, rows = 0;
+        for (int k = c * CHUNK_BLOCKS; k < (c + 1) * CHUNK_BLOCKS && k < b->block_count; k++) {
+            rows += b->row_start[k + 1] - b->row_start[k];
+            for (int lane = 0; lane < LANES && LANES * k + lane < b->n; lane++) {
+                int d = 0;
+                for (int r = b->row_start[k]; r < b->row_start[k + 1]; r++) {
+                    d += ((b->row_mask[2 * r] | b->row_mask[2 * r + 1]) >> lane) & 1;
+                }
+                size[m++] = d;
+            }
+        }
+        bool rising = true;
+        for (int q = 1; q < m; q++) {
+            rising = rising && size[q - 1] <= size[q];
+        }
+        sorted_mixed += rising && size[0] != size[m - 1];
+        qsort(size, (size_t)m, sizeof size[0], by_size);
+        int fewest = 0;
+        for (int q = 0; q < m; q += LANES) {
+            fewest += size[q + LANES < m ? q + LANES - 1 : m - 1];
+        }
+        worst = rows - fewest > worst ? rows - fewest : worst;
+    }
+    CHECK(worst == 0, "a chunk has %d rows more than its fan sizes need", worst);
+    CHECK(sorted_mixed >= 10, "only %d chunks of mixed fan sizes were sorted", sorted_mixed);
+    psb_world_destroy(w);
+}
+
 int main(void) {
     test_fans();
+    test_grouped_fans();
     test_regular_blocks();
     test_sweep_matches_plain(big_damping[BIG_DAMPED], true);
     test_sweep_matches_plain(big_damping[BIG_UNDAMPED], true);
