@@ -23,7 +23,7 @@
 //   share one corner (a non-manifold point) and on a torus; the net gas force
 //   on a closed surface is zero.
 // - Fan sizes: the big shell's bottom has its edges flipped at random, so
-//   its points have 4 to 8 neighbours; its chunks of mixed fan sizes are
+//   its points have 4 to 7 neighbours; its chunks of mixed fan sizes are
 //   sorted by size, every chunk has as few rows as its sizes allow, and
 //   every check above runs on a body with both kinds of chunk.
 //
@@ -52,20 +52,18 @@ static int by_edge(const void *a, const void *b) {
 
 // Flips about half the edges below y0 (m) whose four points no earlier flip
 // touched, where that leaves both ends at least four neighbours: the bottom
-// of an icosphere then has points of 4 to 8 neighbours, like a scanned mesh,
+// of an icosphere then has points of 4 to 7 neighbours, like a scanned mesh,
 // so its chunks are sorted by fan size (fan.c, group_by_fan_size), while
-// the rest keeps the regular blocks. Returns the flips made.
-static int scramble_bottom(psb_mesh *m, double y0, uint64_t *seed) {
-    const int t_count = m->triangle_count, n = m->point_count;
-    edge_end *ends = malloc((size_t)t_count * 3 * sizeof *ends);
-    int *degree = calloc((size_t)n, sizeof *degree);
-    bool *touched = calloc((size_t)n, sizeof *touched);
-    int flips = 0;
-    if (!ends || !degree || !touched) {
-        CHECK(false, "out of memory");
-        goto done;
-    }
+// the rest keeps the regular blocks. ends, degree and touched are scratch
+// (3 per triangle, 1 per point, 1 per point). Returns the flips made.
+static int flip_edges(psb_mesh *m, double y0, uint64_t *seed, edge_end *ends, int *degree,
+                      bool *touched) {
+    const int t_count = m->triangle_count;
     int *t = m->triangles;
+    for (int i = 0; i < m->point_count; i++) {
+        degree[i] = 0;
+        touched[i] = false;
+    }
     for (int f = 0; f < t_count; f++) {
         for (int q = 0; q < 3; q++) {
             const int a = t[3 * f + q], b = t[3 * f + (q + 1) % 3];
@@ -74,6 +72,7 @@ static int scramble_bottom(psb_mesh *m, double y0, uint64_t *seed) {
         }
     }
     qsort(ends, (size_t)t_count * 3, sizeof *ends, by_edge);
+    int flips = 0;
     for (int e = 0; e + 1 < 3 * t_count; e++) {
         const edge_end one = ends[e], two = ends[e + 1];
         if (one.lo != two.lo || one.hi != two.hi || rnd(seed) < 0.0) {
@@ -93,7 +92,17 @@ static int scramble_bottom(psb_mesh *m, double y0, uint64_t *seed) {
         touched[a] = touched[b] = touched[c] = touched[d] = true;
         flips++;
     }
-done:
+    return flips;
+}
+
+// flip_edges with scratch of its own.
+static int scramble_bottom(psb_mesh *m, double y0, uint64_t *seed) {
+    edge_end *ends = malloc((size_t)m->triangle_count * 3 * sizeof *ends);
+    int *degree = malloc((size_t)m->point_count * sizeof *degree);
+    bool *touched = malloc((size_t)m->point_count * sizeof *touched);
+    CHECK(ends && degree && touched, "out of memory");
+    const int flips =
+        ends && degree && touched ? flip_edges(m, y0, seed, ends, degree, touched) : 0;
     free(ends);
     free(degree);
     free(touched);

@@ -35,9 +35,9 @@
 // level is walked along itself, always turning the same way. Neighbours end
 // up close in memory, and along most of a ring, consecutive points see their
 // s-th neighbours at one common offset, so the kernels can load a whole row
-// with one contiguous load instead of a gather (row_offset). Where a
-// chunk's points have fans of mixed sizes (scanned meshes), they are then
-// sorted by fan size within the chunk, so that blocks pad fewer rows.
+// with one contiguous load instead of a gather (row_offset). Where sorting
+// a chunk's points by fan size gives it fewer rows (scanned meshes, whose
+// fans have mixed sizes), they are then sorted, so that blocks pad less.
 #include <stdlib.h>
 #include <string.h>
 
