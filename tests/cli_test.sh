@@ -60,7 +60,7 @@ expect_status 0 "psb sim --help"
 for option in shape points subdiv radius columns rows mass ks kd nrt p0 gravity dt substeps \
     time steps integrator floor no-floor restitution friction inflate-time gravity-waits \
     mass-by-area height walls sphere csv csv-every summary scene shape-k shape-damping wind \
-    wind-turbulence wind-drag pin; do
+    wind-turbulence wind-drag pin threads; do
     expect_in "$tmp/out" "^  --$option( |\$)" "psb sim --help mentions --$option"
 done
 expect_in "$tmp/out" '^  --ks .*\(N/m; default [0-9.e+-]+\)' "--ks shows its unit and default"
@@ -226,6 +226,19 @@ cp "$tmp/out" "$tmp/first"
 run sim --summary --time 1 --subdiv 2 --integrator rk4
 checks=$((checks + 1))
 cmp -s "$tmp/out" "$tmp/first" || fail "two identical runs differ"
+
+# Threads share a body of 4096 points and up (icosphere level 5: 10242)
+# with the same bits, for any integrator.
+for integrator in rk4 symplectic; do
+    run sim --summary --steps 3 --subdiv 5 --integrator "$integrator" --threads 1
+    cp "$tmp/out" "$tmp/first"
+    run sim --summary --steps 3 --subdiv 5 --integrator "$integrator" --threads 2
+    expect_status 0 "--threads 2 --integrator $integrator"
+    checks=$((checks + 1))
+    cmp -s "$tmp/out" "$tmp/first" || fail "--integrator $integrator: 2 threads differ from 1"
+done
+run sim --threads 0
+expect_status 2 "--threads 0"
 
 # A ball dropped on the floor comes to rest on it, never far below it.
 run sim --summary --time 4 --subdiv 2 --height 0.5 --floor 0.25 --restitution 0 --kd 3 --substeps 80

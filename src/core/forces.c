@@ -84,38 +84,66 @@ psb_vec3 body_grab_force(const psb_body *b, int k) {
                       b->grab_k * (b->grab_target.z - b->x[2][k]) - c * b->v[2][k]};
 }
 
-void body_forces(psb_body *b, const psb_world *w, double t) {
-    psb_profile *prof = b->profile;
-    double start = prof ? profile_now() : 0.0;
-    // Springs and the volume gradient in one pass over the fans (fan.c).
-    const force_pass pass = {.thread = 0}; // alone, forces kept, nothing fetched
-    w->kernels->forces(b, 0, b->chunk_count, &pass);
-    if (prof) {
-        const double now = profile_now();
-        prof->springs += now - start;
-        start = now;
+double body_part_gas(psb_body *b, const psb_world *w, const body_part *part, double t,
+                     double kick_h) {
+    psb_profile *prof = part->thread == 0 ? b->profile : NULL;
+    const double start = prof ? profile_now() : 0.0;
+    if (part->team > 1) {
+        team_wait(part->bar, part->team); // every point is where these forces are taken
     }
-    b->volume = body_volume_sum(b);
-    b->nrt = body_gas_nrt(b, t);
-    b->pressure = body_pressure(b, b->nrt, b->volume);
+    // Springs and the volume gradient in one pass over the fans (fan.c).
+    const force_pass pass = {.own = part->c0, .thread = part->thread, .kick_h = kick_h};
+    w->kernels->forces(b, part->c0, part->c1, &pass);
+    if (part->team > 1) {
+        team_wait(part->bar, part->team); // every chunk's share of the volume is in
+    }
+    const double mid = prof ? profile_now() : 0.0;
+    // The same sum, in chunk order, on every thread; thread 0 files it.
+    const double volume = body_volume_sum(b);
+    const double nrt = body_gas_nrt(b, t);
+    const double pressure = body_pressure(b, nrt, volume);
+    if (part->thread == 0) {
+        b->volume = volume;
+        b->nrt = nrt;
+        b->pressure = pressure;
+    }
+    if (prof) {
+        prof->springs += mid - start;
+        prof->gas += profile_now() - mid;
+    }
+    return pressure;
+}
+
+double body_part_forces(psb_body *b, const psb_world *w, const body_part *part, double t) {
+    const double pressure = body_part_gas(b, w, part, t, 0.0);
+    psb_profile *prof = part->thread == 0 ? b->profile : NULL;
+    const double start = prof ? profile_now() : 0.0;
     // Gravity F = m g, along -y.
     const double g = body_gravity(b, &w->params, t);
     if (g != 0.0) {
-        for (int k = 0; k < b->n; k++) {
+        for (int k = part->i0; k < part->i1; k++) {
             b->f[1][k] -= b->mass[k] * g;
         }
     }
-    if (b->grab_point >= 0) {
-        const int k = b->rank[b->grab_point];
+    const int k = b->grab_point >= 0 ? b->rank[b->grab_point] : -1;
+    if (k >= part->i0 && k < part->i1) {
         const psb_vec3 fg = body_grab_force(b, k);
         b->f[0][k] += fg.x;
         b->f[1][k] += fg.y;
         b->f[2][k] += fg.z;
     }
-    body_extra_forces(b, w, t);
+    if (part->team == 1) {
+        body_extra_forces(b, w, t); // a body with extras steps alone
+    }
     if (prof) {
         prof->gas += profile_now() - start;
     }
+    return pressure;
+}
+
+void body_forces(psb_body *b, const psb_world *w, double t) {
+    const body_part whole = body_whole(b);
+    body_part_forces(b, w, &whole, t);
 }
 
 bool body_has_extras(const psb_body *b, const psb_world *w) {

@@ -181,9 +181,10 @@ typedef struct psb_body {
 } psb_body;
 
 /// Component c (0 x, 1 y, 2 z) of the total force on internal point i from
-/// the last evaluation, N: the gas force P dV/dx_i plus everything else.
-static inline double body_force(const psb_body *b, int c, int i) {
-    return b->f[c][i] + b->pressure * b->grad[c][i];
+/// the last evaluation, whose pressure was P, N: the gas force P dV/dx_i
+/// plus everything else.
+static inline double body_force(const psb_body *b, double pressure, int c, int i) {
+    return b->f[c][i] + pressure * b->grad[c][i];
 }
 
 /// A monotonic clock in ns, for the stage timers.
@@ -314,6 +315,22 @@ static inline void split_range(int count, int part, int parts, int *first, int *
     *end = (int)((long long)count * (part + 1) / parts);
 }
 
+// integrate.c (the parts of a body's step)
+/// One thread's share of a body's sub-steps: chunks [c0, c1), their points
+/// [i0, i1) (padding left out), and the team it meets (team 1: alone, bar
+/// unused). Each thread moves only its own points and reads the others'.
+typedef struct body_part {
+    int c0, c1;
+    int i0, i1;
+    int thread, team;
+    struct team_barrier *bar;
+} body_part;
+/// The whole of b, one thread.
+body_part body_whole(const psb_body *b);
+/// Thread `thread`'s part of b in a team of `team` meeting at bar: a run of
+/// chunks (split_range), so that the result does not depend on the team.
+body_part body_share(const psb_body *b, int thread, int team, struct team_barrier *bar);
+
 // forces.c
 /// Signed volume of the surface through points x (public order): 1/6 sum
 /// x_a . (x_b x x_c) for a shell, 1/2 sum (x_i y_{i+1} - x_{i+1} y_i) for a ring.
@@ -329,6 +346,18 @@ double body_volume_sum(const psb_body *b);
 /// Forces at the body's current x and v at world time t, on one thread:
 /// b->f (springs, gravity, grab), b->grad, b->volume, b->pressure.
 void body_forces(psb_body *b, const psb_world *w, double t);
+/// The spring pass and the gas for a part of the body (integrate.c): every
+/// thread of the team calls it and gets the pressure P of
+/// F_i = f_i + P grad_i; thread 0 files b->volume, nrt and pressure. It
+/// first waits until every thread has moved its points, and again after
+/// the spring pass, before the volume is summed. kick_h > 0 folds the
+/// spring forces into v (force_pass.kick_h).
+double body_part_gas(psb_body *b, const psb_world *w, const body_part *part, double t,
+                     double kick_h);
+/// body_part_gas, then gravity and the grab on the part's points, and
+/// shape matching and wind (a team of 1 only): what body_forces does for
+/// the whole body.
+double body_part_forces(psb_body *b, const psb_world *w, const body_part *part, double t);
 /// The grab spring's force on the grabbed point (internal index k), N.
 psb_vec3 body_grab_force(const psb_body *b, int k);
 
@@ -370,9 +399,12 @@ psb_body *world_body(const psb_world *w, int body);
 void body_check_point(const psb_body *b, int point);
 
 // integrate.c
-/// Advances b by one sub-step h from world time t with any integrator, on
-/// one thread (symplectic Euler goes through the fused path).
-void body_integrate(psb_body *b, const psb_world *w, double t, double h);
+/// Advances the part's points of b by one sub-step h from world time t with
+/// any integrator (symplectic Euler goes through the fused path). Every
+/// thread of the team calls it; they wait for each other before and after
+/// each force pass. Shape matching and wind (body_has_extras) need the
+/// whole body: only a team of 1 steps such a body.
+void body_integrate(psb_body *b, const psb_world *w, const body_part *part, double t, double h);
 /// The fused symplectic Euler sub-step's second half for the points of
 /// chunks [c0, c1): grab, kick, drift, floor, walls and spheres, with the
 /// forces of the last evaluation and the given pressure. Times itself into

@@ -116,11 +116,11 @@ typedef struct psb_params {
     double wind_turbulence; ///< m/s (>= 0): amplitude of gusts added to the wind, each component
                             ///< within +-wind_turbulence: waves 2-4.5 m long that the wind carries
                             ///< along and that change over 7-20 s (psb_world_wind_at)
-    int threads; ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
-                 ///< points and up (symplectic Euler) is shared between them, smaller bodies
-                 ///< run side by side, one thread each. Same bits whatever the count; on a
-                 ///< busy machine 1 is faster; without OpenMP in the build, always 1.
-                 ///< A body with shape matching or in the wind steps on one thread.
+    int threads;          ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
+                          ///< points and up (any integrator) is shared between them, smaller bodies
+                          ///< run side by side, one thread each. Same bits whatever the count; on a
+                          ///< busy machine 1 is faster; without OpenMP in the build, always 1.
+                          ///< A body with shape matching or in the wind steps on one thread.
     psb_body_params body; ///< material for new bodies: front ends copy it into
                           ///< psb_body_def.params (the world does not read it)
 } psb_params;

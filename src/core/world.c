@@ -246,15 +246,16 @@ static verdict step_body_serial(psb_world *w, psb_body *b) {
         prof->threads = 1;
     }
     const double limit = p->blowup_size * fmax(b->rest_size, b->good_size);
-    guard_tally g = {limit * limit, {INFINITY, INFINITY, INFINITY},
-                     {-INFINITY, -INFINITY, -INFINITY}, 0};
+    guard_tally g = {
+        limit * limit, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0};
     double start;
     if (body_sweeps(b, w)) {
         body_sweep_step(b, w, 0, b->chunk_count, 0, 1, NULL, &g);
         start = prof ? profile_now() : 0.0;
     } else {
+        const body_part whole = body_whole(b);
         for (int s = 0; s < p->substeps; s++) {
-            body_integrate(b, w, w->time + s * h, h);
+            body_integrate(b, w, &whole, w->time + s * h, h);
         }
         start = prof ? profile_now() : 0.0;
         g.bad = w->kernels->guard_scan(b, 0, b->n, g.limit2, &g.lo, &g.hi);
@@ -273,15 +274,16 @@ static verdict step_body_serial(psb_world *w, psb_body *b) {
 }
 
 #ifdef _OPENMP
-// The same with symplectic Euler on `threads` threads. Each thread owns a
-// run of chunks: it computes the forces on its points (reading its
-// neighbours' positions), then, once every thread is done, sums the volume
-// shares of all chunks in chunk order (the same sum on every thread, and
-// the same as one thread's), and updates its points. Only the sums'
-// grouping into chunks touches more than one point, and it does not depend
-// on the threads, so the result is the same bits for any count.
-// Shells and cloths take the skewed sweeps of sweep.c: the same work in
-// another order, the same bits.
+// The same on `threads` threads, with any integrator. Each thread owns a
+// run of chunks (body_share): for each force evaluation it computes the
+// forces on its points (reading its neighbours' positions), then, once
+// every thread is done, sums the volume shares of all chunks in chunk order
+// (the same sum on every thread, and the same as one thread's), and updates
+// its points (integrate.c). Only the sums' grouping into chunks touches
+// more than one point, and it does not depend on the threads, so the result
+// is the same bits for any count. With symplectic Euler, shells and cloths
+// take the skewed sweeps of sweep.c: the same work in another order, the
+// same bits.
 static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
     const psb_params *p = &w->params;
     const double h = p->dt / p->substeps;
@@ -303,35 +305,15 @@ static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
         split_range(b->chunk_count, t, team, &c0, &c1);
         const int k0 = c0 * CHUNK_POINTS, k1 = c1 * CHUNK_POINTS;
         thread_slot *mine = &slots[t];
-        guard_tally g = {limit * limit, {INFINITY, INFINITY, INFINITY},
-                         {-INFINITY, -INFINITY, -INFINITY}, 0};
+        guard_tally g = {
+            limit * limit, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0};
         const bool sweeps = body_sweeps(b, w);
         if (sweeps) {
             body_sweep_step(b, w, c0, c1, t, team, bar, &g);
         } else {
+            const body_part part = body_share(b, t, team, bar);
             for (int s = 0; s < p->substeps; s++) {
-                const double time = w->time + s * h;
-                const double start = prof ? profile_now() : 0.0;
-                // A body that does not sweep never folds.
-                const force_pass pass = {.own = c0, .thread = t}; // nothing fetched
-                w->kernels->forces(b, c0, c1, &pass);
-                team_wait(bar, team);
-                const double mid = prof ? profile_now() : 0.0;
-                const double volume = body_volume_sum(b);
-                const double nrt = body_gas_nrt(b, time);
-                const double pressure = body_pressure(b, nrt, volume);
-                if (t == 0) {
-                    b->volume = volume;
-                    b->nrt = nrt;
-                    b->pressure = pressure;
-                }
-                if (prof) {
-                    const double now = profile_now();
-                    prof->springs += mid - start;
-                    prof->gas += now - mid;
-                }
-                body_kick_drift(b, w, c0, c1, time, h, pressure, prof);
-                team_wait(bar, team);
+                body_integrate(b, w, &part, w->time + s * h, h);
             }
         }
         const double start = prof ? profile_now() : 0.0;
@@ -377,8 +359,7 @@ static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
 #ifdef _OPENMP
 // How many threads body b's step gets.
 static int body_threads(const psb_world *w, const psb_body *b) {
-    if (w->params.threads > 1 && w->params.integrator == PSB_SYMPLECTIC_EULER &&
-        b->n >= PARALLEL_MIN_POINTS && !body_has_extras(b, w)) {
+    if (w->params.threads > 1 && b->n >= PARALLEL_MIN_POINTS && !body_has_extras(b, w)) {
         return w->params.threads < b->chunk_count ? w->params.threads : b->chunk_count;
     }
     return 1;

@@ -36,6 +36,7 @@ typedef struct bench_args {
     int substeps;      ///< sub-steps per world step; 0 = one 60 Hz frame's
     int repeats;       ///< timed repeats; 0 = 5 (3 with --quick)
     double damping;    ///< the springs' damping, N·s/m
+    int integrator;    ///< a psb_integrator
     bool quick;        ///< the smaller scenes, fewer steps
     bool reference;    ///< also time the textbook implementation
     int format;        ///< 0 table, 1 kv
@@ -44,6 +45,10 @@ typedef struct bench_args {
 static const char *format_name(int index) {
     static const char *const names[] = {"table", "kv"};
     return index >= 0 && index < 2 ? names[index] : NULL;
+}
+
+static const char *integrator_choice(int index) {
+    return psb_integrator_name((psb_integrator)index);
 }
 
 #define FIELD(f) offsetof(bench_args, f)
@@ -100,6 +105,12 @@ static const psb_option bench_table[] = {
      .min = 0.0,
      .max = 1e6,
      .default_text = "0: undamped, so the energy drift is the integrator's"},
+    {.name = "integrator",
+     .type = PSB_OPT_CHOICE,
+     .offset = FIELD(integrator),
+     .help = "time integrator (--reference: symplectic only, the textbook's)",
+     .choice = integrator_choice,
+     .choice_count = PSB_INTEGRATOR_COUNT},
     {.name = "quick",
      .type = PSB_OPT_FLAG,
      .offset = FIELD(quick),
@@ -199,7 +210,7 @@ static psb_status make_scene(const scene *sc, const bench_args *args, psb_mesh *
         return status;
     }
     *params = psb_default_params();
-    params->integrator = PSB_SYMPLECTIC_EULER;
+    params->integrator = (psb_integrator)args->integrator;
     params->restitution = 1.0;
     params->friction = 0.0;
     params->threads = args->threads;
@@ -380,14 +391,15 @@ static void print_result(const char *name, const bench_args *args, const result 
     const double pct = total > 0.0 ? 100.0 / total : 0.0;
     const double steps_per_s = 1e9 / (r->median * r->vertices);
     if (args->format == 1) {
-        printf("scene=%s vertices=%d steps=%ld threads=%d substeps=%ld isa=%s "
+        printf("scene=%s vertices=%d steps=%ld threads=%d substeps=%ld isa=%s integrator=%s "
                "ns_per_vertex_step=%.3f "
                "ns_min=%.3f ns_max=%.3f steps_per_s=%.1f share_springs=%.1f share_gas=%.1f "
                "share_integrate=%.1f share_collide=%.1f share_guard=%.1f volume_drift=%.3e "
                "energy_drift=%.3e",
-               name, r->vertices, r->steps, r->threads, r->substeps, r->isa, r->median, r->min,
-               r->max, steps_per_s, p->springs * pct, p->gas * pct, p->integrate * pct,
-               p->collide * pct, p->guard * pct, r->volume_drift, r->energy_drift);
+               name, r->vertices, r->steps, r->threads, r->substeps, r->isa,
+               psb_integrator_name((psb_integrator)args->integrator), r->median, r->min, r->max,
+               steps_per_s, p->springs * pct, p->gas * pct, p->integrate * pct, p->collide * pct,
+               p->guard * pct, r->volume_drift, r->energy_drift);
         if (r->textbook > 0.0) {
             printf(" textbook_ns=%.3f speedup=%.2f", r->textbook, r->textbook / r->median);
         }
@@ -412,23 +424,28 @@ static void print_help(FILE *out, bench_args *defaults) {
     fprintf(out, "usage: psb bench [options]\n"
                  "\n"
                  "Times the simulation step (springs, volume and pressure, gravity, floor,\n"
-                 "symplectic Euler) on fixed scenes: a sphere of 0.5 m, 1 kg, resting on an\n"
-                 "elastic floor at its gas-spring equilibrium, undamped unless --damping\n"
-                 "says. Prints ns per vertex-step (a point advanced by one sub-step; median,\n"
-                 "min and max over the repeats, wall clock), sub-steps per second, the\n"
-                 "threads, each stage's share of the time (springs: the spring forces and the\n"
-                 "volume gradient; gas: the volume sum and pressure; integ: kick, drift and\n"
-                 "floor; coll: other colliders; guard: the blow-up check and the copy into\n"
-                 "the public arrays) and the relative volume and energy drift over one repeat.\n"
-                 "A world step (sub: its sub-steps) is one 60 Hz frame, as a viewer steps it,\n"
-                 "so the blow-up check and the public copy, once per world step, weigh what\n"
-                 "they weigh there; --substeps sets it.\n"
+                 "symplectic Euler unless --integrator says) on fixed scenes: a sphere of\n"
+                 "0.5 m, 1 kg, resting on an elastic floor at its gas-spring equilibrium,\n"
+                 "undamped unless --damping says. Prints ns per vertex-step (a point advanced\n"
+                 "by one sub-step; median, min and max over the repeats, wall clock),\n"
+                 "sub-steps per second, the threads, each stage's share of the time (springs:\n"
+                 "the spring forces and the volume gradient; gas: the volume sum and pressure;\n"
+                 "integ: kick, drift and floor; coll: other colliders; guard: the blow-up\n"
+                 "check and the copy into the public arrays) and the relative volume and\n"
+                 "energy drift over one repeat. A world step (sub: its sub-steps) is one 60 Hz\n"
+                 "frame, as a viewer steps it, so the blow-up check and the public copy, once\n"
+                 "per world step, weigh what they weigh there; --substeps sets it.\n"
                  "\n");
     psb_options_print_help(out, &group, 1);
 }
 
 int psb_cmd_bench(int argc, char **argv) {
-    bench_args args = {.scene = NULL, .threads = 1, .steps = 0, .repeats = 0, .format = 0};
+    bench_args args = {.scene = NULL,
+                       .threads = 1,
+                       .steps = 0,
+                       .repeats = 0,
+                       .integrator = PSB_SYMPLECTIC_EULER,
+                       .format = 0};
     psb_option_group group = {"Benchmark", bench_table,
                               (int)(sizeof bench_table / sizeof bench_table[0]), &args, NULL};
     if (psb_options_wants_help(argc, argv)) {
@@ -438,6 +455,13 @@ int psb_cmd_bench(int argc, char **argv) {
     char error[512];
     if (!psb_options_parse("psb bench", argc, argv, &group, 1, NULL, error, sizeof error)) {
         fprintf(stderr, "%s\n", error);
+        return 2;
+    }
+    if (args.reference && args.integrator != PSB_SYMPLECTIC_EULER) {
+        fprintf(stderr,
+                "psb bench: --reference: expected --integrator symplectic (the textbook "
+                "steps with symplectic Euler), got %s\n",
+                psb_integrator_name((psb_integrator)args.integrator));
         return 2;
     }
     const scene *chosen = NULL;

@@ -358,6 +358,14 @@ static const psb_option run_table[] = {
              "stability estimate needs them (up to 10000)",
      .parse = parse_substeps,
      .show = show_substeps},
+    {.name = "threads",
+     .type = PSB_OPT_INT,
+     .offset = SIM_FIELD(params.threads),
+     .meta = "N",
+     .help = "threads that share each body's step (bodies of 4096 points and up, without shape "
+             "matching or wind); the same result for any N",
+     .min = 1,
+     .max = PSB_MAX_THREADS},
     {.name = "time",
      .type = PSB_OPT_NUMBER,
      .offset = SIM_FIELD(time),
@@ -502,6 +510,7 @@ static const scene_param scene_params[] = {
     {"wind-turbulence", PARAM(wind_turbulence)},
     {"integrator", PARAM(integrator)},
     {"dt", PARAM(dt)},
+    {"threads", PARAM(threads)},
 };
 
 // With --scene: the scene's own configuration, changed only where an option
