@@ -274,6 +274,99 @@ static void test_thread_counts(psb_integrator integrator, double damping) {
     }
 }
 
+// A big shell and a big ring with shape matching, shape damping and the
+// wind (gusts included): their sums over the whole body (shape.c) are made
+// chunk by chunk, so any number of threads gives the same bits.
+static psb_world *make_world_extras(int threads, psb_integrator integrator) {
+    psb_params p = psb_default_params();
+    p.threads = threads;
+    p.integrator = integrator;
+    p.dt = 1.0 / 120.0;
+    p.substeps = 10;
+    p.wind = (psb_vec3){4.0, 0.0, 1.0};
+    p.wind_turbulence = 2.0;
+    psb_error err;
+    psb_world *w = psb_world_create(&p, &err);
+    CHECK(w != NULL, "world: %s", err.message);
+    if (!w) {
+        return NULL;
+    }
+    psb_mesh m;
+    psb_mesh_icosphere(&m, 5, 0.5, &err);
+    uint64_t seed = 11;
+    CHECK(scramble_bottom(&m, -0.3, &seed) > 100, "too few edges flipped");
+    psb_body_def def = psb_mesh_body_def(&m);
+    def.params.mass = 2.0;
+    def.params.spring_k = 50.0;
+    def.params.spring_damping = 0.002;
+    def.params.gas_nrt = 10.0;
+    def.params.shape_k = 30.0;
+    def.params.shape_damping = 2.0;
+    def.params.wind_drag = 2.0;
+    def.offset = (psb_vec3){0.2, 0.55, 0.0};
+    def.velocity = (psb_vec3){0.5, -1.0, 0.3};
+    CHECK(psb_world_add_body(w, &def, &err) == 0, "icosphere: %s", err.message);
+    psb_mesh_free(&m);
+    CHECK(psb_body_pin(w, 0, 4000, psb_body_positions(w, 0)[4000], &err) == PSB_OK, "pin: %s",
+          err.message);
+
+    psb_mesh_ring(&m, 5000, 0.5, &err);
+    def = psb_mesh_body_def(&m);
+    def.params.mass = 20.0;
+    def.params.spring_k = 1000.0;
+    def.params.spring_damping = 0.01;
+    def.params.gas_nrt = 0.05;
+    def.params.shape_k = 100.0;
+    def.params.shape_damping = 1.0;
+    def.offset = (psb_vec3){-1.0, 2.0, 0.0};
+    def.velocity = (psb_vec3){1.0, 0.0, 0.0};
+    CHECK(psb_world_add_body(w, &def, &err) == 1, "ring: %s", err.message);
+    psb_mesh_free(&m);
+    psb_body_grab(w, 0, 123, (psb_vec3){0.3, 1.5, 0.2}, 5.0);
+    return w;
+}
+
+static void test_extras_threads(psb_integrator integrator) {
+    const char *name = psb_integrator_name(integrator);
+    psb_world *one = make_world_extras(1, integrator);
+    psb_world *many[2] = {make_world_extras(2, integrator), make_world_extras(3, integrator)};
+    if (many[0]) {
+        psb_world_set_profiling(many[0], true); // to see the threads it really used
+    }
+    for (int k = 0; k < 30 && one; k++) {
+        psb_world_step(one);
+        for (int c = 0; c < 2; c++) {
+            if (many[c]) {
+                psb_world_step(many[c]);
+                if (!same_bits(one, many[c])) {
+                    CHECK(false,
+                          "%s, shape matching and wind: %d threads differ from one after "
+                          "step %d",
+                          name, c + 2, k + 1);
+                    psb_world_destroy(many[c]);
+                    many[c] = NULL;
+                }
+            }
+        }
+    }
+#ifdef _OPENMP
+    if (many[0]) {
+        CHECK(psb_world_profile(many[0]).threads == 2, "%s: asked for 2 threads, ran on %d", name,
+              psb_world_profile(many[0]).threads);
+    }
+#endif
+    if (one) {
+        const psb_body_state s = psb_body_measure(one, 0), r = psb_body_measure(one, 1);
+        CHECK(s.shape > 0.0 && r.shape > 0.0, "%s: no shape energy (%g, %g)", name, s.shape,
+              r.shape);
+        CHECK(s.blowups == 0 && r.blowups == 0, "%s: blow-up: %s", name, psb_world_last_event(one));
+    }
+    psb_world_destroy(one);
+    for (int c = 0; c < 2; c++) {
+        psb_world_destroy(many[c]);
+    }
+}
+
 // A blow-up (a huge kick) is found, reported and recovered the same way.
 static void test_threaded_blowup(void) {
     char events[2][512];
@@ -762,6 +855,8 @@ int main(void) {
     test_thread_counts(PSB_RK4, big_damping[BIG_DAMPED]);
     test_thread_counts(PSB_HEUN, big_damping[BIG_UNDAMPED]);
     test_thread_counts(PSB_EULER, big_damping[BIG_DAMPED]);
+    test_extras_threads(PSB_SYMPLECTIC_EULER);
+    test_extras_threads(PSB_RK4);
     test_small_bodies();
     test_threaded_blowup();
     return check_done("test_threads");

@@ -198,6 +198,7 @@ static void lay_out(psb_body *b, carver *c) {
     b->mass = carve(c, pad * sizeof(double));
     b->inv_mass = carve(c, pad * sizeof(double));
     b->vol_part = carve(c, (size_t)b->chunk_count * sizeof(double));
+    b->extra_part = carve(c, (size_t)b->chunk_count * EXTRA_SUMS * sizeof(double));
     b->x_pub = carve(c, n * sizeof(psb_vec3));
     b->v_pub = carve(c, n * sizeof(psb_vec3));
     b->rest = carve(c, n * sizeof(psb_vec3));

@@ -132,9 +132,7 @@ double body_part_forces(psb_body *b, const psb_world *w, const body_part *part, 
         b->f[1][k] += fg.y;
         b->f[2][k] += fg.z;
     }
-    if (part->team == 1) {
-        body_extra_forces(b, w, t); // a body with extras steps alone
-    }
+    body_extra_forces(b, w, part, t);
     if (prof) {
         prof->gas += profile_now() - start;
     }
@@ -153,11 +151,11 @@ bool body_has_extras(const psb_body *b, const psb_world *w) {
            (bp->wind_drag > 0.0 && has_surface && psb_params_wind_blows(&w->params));
 }
 
-void body_extra_forces(psb_body *b, const psb_world *w, double t) {
+void body_extra_forces(psb_body *b, const psb_world *w, const body_part *part, double t) {
     if (b->params.shape_k > 0.0) {
-        body_shape_forces(b);
+        body_shape_forces(b, part);
     }
     if (b->params.wind_drag > 0.0 && psb_params_wind_blows(&w->params)) {
-        body_wind_forces(b, w, t);
+        body_wind_forces(b, w, t, part->i0, part->i1);
     }
 }

@@ -180,18 +180,18 @@ void body_kick_drift(psb_body *b, const psb_world *w, int c0, int c1, double t, 
 static void step_symplectic(psb_body *b, const psb_world *w, const body_part *part, double t,
                             double h) {
     const double P = body_part_gas(b, w, part, t, body_folds(b, w) ? h : 0.0);
-    const bool extras = part->team == 1 && body_has_extras(b, w); // never shared (body_integrate)
+    const bool extras = body_has_extras(b, w);
     psb_profile *prof = part->thread == 0 ? b->profile : NULL;
     if (extras) {
         const double start = prof ? profile_now() : 0.0;
-        body_extra_forces(b, w, t);
+        body_extra_forces(b, w, part, t);
         if (prof) {
             prof->gas += profile_now() - start;
         }
     }
     body_kick_drift(b, w, part->c0, part->c1, t, h, P, prof);
     if (extras) {
-        body_shape_damp(b, h);
+        body_shape_damp(b, part, h);
     }
 }
 
@@ -225,9 +225,7 @@ void body_integrate(psb_body *b, const psb_world *w, const body_part *part, doub
     }
     body_collide(b, w, part->i0, part->i1, h, true);
     body_hold_pins(b, part->i0, part->i1);
-    if (part->team == 1) {
-        body_shape_damp(b, h); // the whole body's motion: never shared
-    }
+    body_shape_damp(b, part, h);
     if (prof) {
         prof->collide += profile_now() - mid;
     }

@@ -71,6 +71,9 @@ typedef struct psb_body {
     double *mass;     // kg
     double *inv_mass; // 1/kg (0 for padding)
     double *vol_part; // per chunk: its points' share of the volume (see fan.c)
+    // per chunk: its points' sums for shape matching and shape damping
+    // (EXTRA_SUMS each, see shape.c), written by the thread that owns it
+    double *extra_part;
     // 1/kg when every point has it and none is pinned, else 0 (body_note_masses)
     double inv_mass_uniform;
 
@@ -354,37 +357,45 @@ void body_forces(psb_body *b, const psb_world *w, double t);
 /// spring forces into v (force_pass.kick_h).
 double body_part_gas(psb_body *b, const psb_world *w, const body_part *part, double t,
                      double kick_h);
-/// body_part_gas, then gravity and the grab on the part's points, and
-/// shape matching and wind (a team of 1 only): what body_forces does for
-/// the whole body.
+/// body_part_gas, then gravity, the grab, shape matching and wind on the
+/// part's points: what body_forces does for the whole body.
 double body_part_forces(psb_body *b, const psb_world *w, const body_part *part, double t);
 /// The grab spring's force on the grabbed point (internal index k), N.
 psb_vec3 body_grab_force(const psb_body *b, int k);
 
 /// True when b needs shape matching or feels the wind (the forces below, or
-/// shape damping's velocity filter): such a body steps on one thread.
+/// shape damping's velocity filter): such a body takes the plain passes,
+/// not the sweep.
 bool body_has_extras(const psb_body *b, const psb_world *w);
 /// Adds the shape matching and wind forces at the current x and v, world
-/// time t, to b->f. Needs b->grad from the same evaluation (the wind's normals).
-void body_extra_forces(psb_body *b, const psb_world *w, double t);
+/// time t, to b->f for the part's points. Needs b->grad from the same
+/// evaluation (the wind's normals). Every thread of the team calls it.
+void body_extra_forces(psb_body *b, const psb_world *w, const body_part *part, double t);
 
 // shape.c
+/// Doubles per chunk in b->extra_part.
+enum { EXTRA_SUMS = 32 };
 /// The rigid motion of the rest shape that fits b's current points best:
 /// the points' centroid (m) and the rotation (row-major 3x3), so that point
-/// k's goal is centre + R shape_q[.][k].
-void body_shape_fit(const psb_body *b, double centre[3], double rotation[9]);
-/// Adds k_shape (g_i - x_i) to b->f for every point.
-void body_shape_forces(psb_body *b);
+/// k's goal is centre + R shape_q[.][k]. Sums chunk by chunk, in chunk
+/// order: with part's team > 1, each thread sums its own chunks into
+/// b->extra_part, and all wait for each other before adding them up, so
+/// that every thread gets the same bits as one alone (whose part is
+/// body_whole, and which writes nothing).
+void body_shape_fit(const psb_body *b, const body_part *part, double centre[3], double rotation[9]);
+/// Adds k_shape (g_i - x_i) to b->f for the part's points.
+void body_shape_forces(psb_body *b, const body_part *part);
 /// 1/2 k_shape sum |g_i - x_i|^2 at the current x, J (0 without shape matching).
 double body_shape_energy(const psb_body *b);
 /// Shape damping over a sub-step h: velocities relax toward the rigid-body
-/// field (linear and angular momentum are kept).
-void body_shape_damp(psb_body *b, double h);
+/// field (linear and angular momentum are kept); the part's points, the
+/// sums as in body_shape_fit.
+void body_shape_damp(psb_body *b, const body_part *part, double h);
 
 // wind.c
-/// Adds the wind's force at world time t to b->f, from b->grad (the points'
-/// area vectors) and the current x and v.
-void body_wind_forces(psb_body *b, const psb_world *w, double t);
+/// Adds the wind's force at world time t to b->f for internal points
+/// [i0, i1), from b->grad (the points' area vectors) and the current x and v.
+void body_wind_forces(psb_body *b, const psb_world *w, double t, int i0, int i1);
 
 // pins.c
 /// Puts the pinned points among internal points [i0, i1) back at their pins, at rest.
@@ -402,8 +413,8 @@ void body_check_point(const psb_body *b, int point);
 /// Advances the part's points of b by one sub-step h from world time t with
 /// any integrator (symplectic Euler goes through the fused path). Every
 /// thread of the team calls it; they wait for each other before and after
-/// each force pass. Shape matching and wind (body_has_extras) need the
-/// whole body: only a team of 1 steps such a body.
+/// each force pass, and around the sums of shape matching and shape damping
+/// (shape.c).
 void body_integrate(psb_body *b, const psb_world *w, const body_part *part, double t, double h);
 /// The fused symplectic Euler sub-step's second half for the points of
 /// chunks [c0, c1): grab, kick, drift, floor, walls and spheres, with the

@@ -120,7 +120,6 @@ typedef struct psb_params {
                           ///< points and up (any integrator) is shared between them, smaller bodies
                           ///< run side by side, one thread each. Same bits whatever the count; on a
                           ///< busy machine 1 is faster; without OpenMP in the build, always 1.
-                          ///< A body with shape matching or in the wind steps on one thread.
     psb_body_params body; ///< material for new bodies: front ends copy it into
                           ///< psb_body_def.params (the world does not read it)
 } psb_params;

@@ -111,29 +111,89 @@ static void horn_rotation(const double S[9], double R[9]) {
     R[8] = 1 - 2 * (x * x + y * y);
 }
 
-void body_shape_fit(const psb_body *b, double centre[3], double R[9]) {
-    // The centroid, about the first point so that far from the origin the
-    // sums do not cancel.
-    const double o[3] = {b->x[0][0], b->x[1][0], b->x[2][0]};
-    double sum[3] = {0.0, 0.0, 0.0};
-    for (int c = 0; c < 3; c++) {
-        for (int k = 0; k < b->n; k++) {
-            sum[c] += b->x[c][k] - o[c];
-        }
-        centre[c] = o[c] + sum[c] / b->n;
+// Where each sum lives in a chunk's row of b->extra_part: the fit's, then
+// shape damping's two rounds (the mass and its moments, then the spin).
+// Each round has its own place, so that a thread that starts the next round
+// never overwrites sums another thread is still adding up.
+enum { FIT_AT = 0, FIT_SUMS = 12, MASS_AT = 12, MASS_SUMS = 7, SPIN_AT = 19, SPIN_SUMS = 12 };
+
+// One chunk's sums of a round: chunk c's points, into out[0 .. count).
+typedef void chunk_sums(const psb_body *b, int c, const void *ctx, double *out);
+
+// total[0 .. count) = the sums of every chunk, added in chunk order. Alone
+// (a team of 1), each chunk's sums are made and added at once; in a team,
+// each thread leaves its own chunks' sums in b->extra_part at `at`, and
+// once all have, every thread adds them all up. The same bits either way.
+static void sum_chunks(const psb_body *b, const body_part *part, int at, int count,
+                       chunk_sums *sums, const void *ctx, double *total) {
+    for (int j = 0; j < count; j++) {
+        total[j] = 0.0;
     }
-    // S = sum q r^T; the q sum to zero, so r may be taken about any origin.
-    double S[9] = {0.0};
-    for (int a = 0; a < 3; a++) {
-        for (int c = 0; c < 3; c++) {
-            double s = 0.0;
-            const double *q = b->shape_q[a], *x = b->x[c];
-            for (int k = 0; k < b->n; k++) {
-                s += q[k] * (x[k] - centre[c]);
+    if (part->team > 1) {
+        for (int c = part->c0; c < part->c1; c++) {
+            sums(b, c, ctx, b->extra_part + (size_t)c * EXTRA_SUMS + at);
+        }
+        team_wait(part->bar, part->team);
+    }
+    for (int c = 0; c < b->chunk_count; c++) {
+        double own[EXTRA_SUMS];
+        const double *row = b->extra_part + (size_t)c * EXTRA_SUMS + at;
+        if (part->team == 1) {
+            sums(b, c, ctx, own);
+            row = own;
+        }
+        for (int j = 0; j < count; j++) {
+            total[j] += row[j];
+        }
+    }
+}
+
+// Chunk c's points [*k0, *k1).
+static void chunk_points(const psb_body *b, int c, int *k0, int *k1) {
+    *k0 = c * CHUNK_POINTS;
+    *k1 = *k0 + CHUNK_POINTS < b->n ? *k0 + CHUNK_POINTS : b->n;
+}
+
+// The fit's sums about o (sums_origin: near the body, so that far from the
+// world's origin they do not cancel): sum (x - o), and S = sum q (x - o)^T (row-major:
+// S[3 a + c] = sum q_a (x_c - o_c)); as the q sum to zero, S is the same
+// about any origin.
+static void fit_sums(const psb_body *b, int c, const void *ctx, double *out) {
+    const double *o = ctx;
+    int k0, k1;
+    chunk_points(b, c, &k0, &k1);
+    for (int j = 0; j < FIT_SUMS; j++) {
+        out[j] = 0.0;
+    }
+    for (int k = k0; k < k1; k++) {
+        const double r[3] = {b->x[0][k] - o[0], b->x[1][k] - o[1], b->x[2][k] - o[2]};
+        for (int a = 0; a < 3; a++) {
+            out[a] += r[a];
+            for (int d = 0; d < 3; d++) {
+                out[3 + 3 * a + d] += b->shape_q[a][k] * r[d];
             }
-            S[3 * a + c] = s;
         }
     }
+}
+
+// The origin of the sums: the first point where the world step started
+// (the guard's x_good), near the body, and fixed while the threads move
+// their points, so that every thread takes the same one.
+static void sums_origin(const psb_body *b, double o[3]) {
+    for (int c = 0; c < 3; c++) {
+        o[c] = b->x_good[c][0];
+    }
+}
+
+void body_shape_fit(const psb_body *b, const body_part *part, double centre[3], double R[9]) {
+    double o[3];
+    sums_origin(b, o);
+    double sums[FIT_SUMS];
+    sum_chunks(b, part, FIT_AT, FIT_SUMS, fit_sums, o, sums);
+    for (int c = 0; c < 3; c++) {
+        centre[c] = o[c] + sums[c] / b->n;
+    }
+    const double *S = sums + 3;
     if (b->kind == PSB_RING) {
         // theta = atan2(sum q x r, sum q . r), about z.
         const double theta = atan2(S[1] - S[3], S[0] + S[4]);
@@ -160,7 +220,8 @@ double body_shape_energy(const psb_body *b) {
         return 0.0;
     }
     double centre[3], R[9], sum = 0.0;
-    body_shape_fit(b, centre, R);
+    const body_part whole = body_whole(b);
+    body_shape_fit(b, &whole, centre, R);
     for (int i = 0; i < b->n; i++) {
         double g[3];
         shape_goal(b, centre, R, i, g);
@@ -171,11 +232,11 @@ double body_shape_energy(const psb_body *b) {
     return 0.5 * k * sum;
 }
 
-void body_shape_forces(psb_body *b) {
+void body_shape_forces(psb_body *b, const body_part *part) {
     const double k = b->params.shape_k;
     double centre[3], R[9];
-    body_shape_fit(b, centre, R);
-    for (int i = 0; i < b->n; i++) {
+    body_shape_fit(b, part, centre, R);
+    for (int i = part->i0; i < part->i1; i++) {
         double g[3];
         shape_goal(b, centre, R, i, g);
         for (int c = 0; c < 3; c++) {
@@ -205,61 +266,96 @@ static bool solve3(const double I[9], const double L[3], double w[3]) {
     return true;
 }
 
-void body_shape_damp(psb_body *b, double h) {
-    const double rate = b->params.shape_damping;
-    if (!(rate > 0.0)) {
-        return;
+// Shape damping's first round: the mass of chunk c's free points (pinned
+// ones, of infinite mass, are left out: they do not move anyway), sum
+// m (x - o) and sum m v.
+static void mass_sums(const psb_body *b, int c, const void *ctx, double *out) {
+    const double *o = ctx;
+    int k0, k1;
+    chunk_points(b, c, &k0, &k1);
+    for (int j = 0; j < MASS_SUMS; j++) {
+        out[j] = 0.0;
     }
-    // Centre of mass, its velocity (pinned points, of infinite mass, left
-    // out: they do not move anyway).
-    const double o[3] = {b->x[0][0], b->x[1][0], b->x[2][0]};
-    double M = 0.0, xc[3] = {0, 0, 0}, vc[3] = {0, 0, 0};
-    for (int k = 0; k < b->n; k++) {
+    for (int k = k0; k < k1; k++) {
         if (b->inv_mass[k] == 0.0) {
             continue;
         }
         const double m = b->mass[k];
-        M += m;
-        for (int c = 0; c < 3; c++) {
-            xc[c] += m * (b->x[c][k] - o[c]);
-            vc[c] += m * b->v[c][k];
+        out[0] += m;
+        for (int d = 0; d < 3; d++) {
+            out[1 + d] += m * (b->x[d][k] - o[d]);
+            out[4 + d] += m * b->v[d][k];
         }
     }
-    if (!(M > 0.0)) {
-        return;
+}
+
+// The centre of mass and its velocity, for the second round.
+typedef struct motion {
+    double xc[3], vc[3];
+} motion;
+
+// The second round: chunk c's angular momentum L and inertia tensor I
+// (row-major) about the centre of mass.
+static void spin_sums(const psb_body *b, int c, const void *ctx, double *out) {
+    const motion *mo = ctx;
+    int k0, k1;
+    chunk_points(b, c, &k0, &k1);
+    for (int j = 0; j < SPIN_SUMS; j++) {
+        out[j] = 0.0;
     }
-    for (int c = 0; c < 3; c++) {
-        xc[c] = o[c] + xc[c] / M;
-        vc[c] /= M;
-    }
-    // Angular momentum and inertia tensor about the centre of mass.
-    double L[3] = {0, 0, 0}, I[9] = {0};
-    for (int k = 0; k < b->n; k++) {
+    double *L = out, *I = out + 3;
+    for (int k = k0; k < k1; k++) {
         if (b->inv_mass[k] == 0.0) {
             continue;
         }
         const double m = b->mass[k];
-        const double r[3] = {b->x[0][k] - xc[0], b->x[1][k] - xc[1], b->x[2][k] - xc[2]};
-        const double u[3] = {b->v[0][k] - vc[0], b->v[1][k] - vc[1], b->v[2][k] - vc[2]};
+        double r[3], u[3];
+        for (int d = 0; d < 3; d++) {
+            r[d] = b->x[d][k] - mo->xc[d];
+            u[d] = b->v[d][k] - mo->vc[d];
+        }
         L[0] += m * (r[1] * u[2] - r[2] * u[1]);
         L[1] += m * (r[2] * u[0] - r[0] * u[2]);
         L[2] += m * (r[0] * u[1] - r[1] * u[0]);
         const double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
         for (int a = 0; a < 3; a++) {
-            for (int c = 0; c < 3; c++) {
-                I[3 * a + c] += m * ((a == c ? r2 : 0.0) - r[a] * r[c]);
+            for (int d = 0; d < 3; d++) {
+                I[3 * a + d] += m * ((a == d ? r2 : 0.0) - r[a] * r[d]);
             }
         }
     }
+}
+
+void body_shape_damp(psb_body *b, const body_part *part, double h) {
+    const double rate = b->params.shape_damping;
+    if (!(rate > 0.0)) {
+        return;
+    }
+    double o[3];
+    sums_origin(b, o);
+    double mass[MASS_SUMS];
+    sum_chunks(b, part, MASS_AT, MASS_SUMS, mass_sums, o, mass);
+    const double M = mass[0];
+    if (!(M > 0.0)) {
+        return;
+    }
+    motion mo;
+    for (int d = 0; d < 3; d++) {
+        mo.xc[d] = o[d] + mass[1 + d] / M;
+        mo.vc[d] = mass[4 + d] / M;
+    }
+    double spin[SPIN_SUMS];
+    sum_chunks(b, part, SPIN_AT, SPIN_SUMS, spin_sums, &mo, spin);
     double w[3] = {0, 0, 0};
-    if (!solve3(I, L, w)) {
+    if (!solve3(spin + 3, spin, w)) {
         w[0] = w[1] = w[2] = 0.0; // a line of points: only the linear part
     }
     const double keep = exp(-rate * h);
-    for (int k = 0; k < b->n; k++) {
+    for (int k = part->i0; k < part->i1; k++) {
         if (b->inv_mass[k] == 0.0) {
             continue;
         }
+        const double *xc = mo.xc, *vc = mo.vc;
         const double r[3] = {b->x[0][k] - xc[0], b->x[1][k] - xc[1], b->x[2][k] - xc[2]};
         const double u[3] = {vc[0] + w[1] * r[2] - w[2] * r[1], vc[1] + w[2] * r[0] - w[0] * r[2],
                              vc[2] + w[0] * r[1] - w[1] * r[0]};
@@ -272,7 +368,8 @@ void body_shape_damp(psb_body *b, double h) {
 void psb_body_shape_match(const psb_world *w, int body, psb_vec3 *goals, double rotation[9]) {
     const psb_body *b = world_body(w, body);
     double centre[3], R[9];
-    body_shape_fit(b, centre, R);
+    const body_part whole = body_whole(b);
+    body_shape_fit(b, &whole, centre, R);
     for (int k = 0; goals && k < b->n; k++) {
         double g[3];
         shape_goal(b, centre, R, k, g);

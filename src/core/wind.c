@@ -34,10 +34,10 @@ psb_vec3 psb_world_wind_at(const psb_world *w, psb_vec3 p, double t) {
     return u;
 }
 
-void body_wind_forces(psb_body *b, const psb_world *w, double t) {
+void body_wind_forces(psb_body *b, const psb_world *w, double t, int i0, int i1) {
     const psb_body_params *bp = &b->params;
     const bool ring = b->kind == PSB_RING;
-    for (int i = 0; i < b->n; i++) {
+    for (int i = i0; i < i1; i++) {
         const double N[3] = {b->grad[0][i], b->grad[1][i], ring ? 0.0 : b->grad[2][i]};
         const double area = sqrt(N[0] * N[0] + N[1] * N[1] + N[2] * N[2]);
         if (!(area > 0.0)) {

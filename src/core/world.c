@@ -359,7 +359,7 @@ static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
 #ifdef _OPENMP
 // How many threads body b's step gets.
 static int body_threads(const psb_world *w, const psb_body *b) {
-    if (w->params.threads > 1 && b->n >= PARALLEL_MIN_POINTS && !body_has_extras(b, w)) {
+    if (w->params.threads > 1 && b->n >= PARALLEL_MIN_POINTS) {
         return w->params.threads < b->chunk_count ? w->params.threads : b->chunk_count;
     }
     return 1;

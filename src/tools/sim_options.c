@@ -362,8 +362,8 @@ static const psb_option run_table[] = {
      .type = PSB_OPT_INT,
      .offset = SIM_FIELD(params.threads),
      .meta = "N",
-     .help = "threads that share each body's step (bodies of 4096 points and up, without shape "
-             "matching or wind); the same result for any N",
+     .help = "threads that share each body's step (bodies of 4096 points and up, any integrator); "
+             "the same result for any N",
      .min = 1,
      .max = PSB_MAX_THREADS},
     {.name = "time",

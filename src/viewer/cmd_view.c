@@ -180,8 +180,8 @@ static const psb_option view_table[] = {
      .type = PSB_OPT_INT,
      .offset = VIEW_FIELD(config.scene_config.params.threads),
      .meta = "N",
-     .help = "threads that share each body's step (bodies of 4096 points and up, without shape "
-             "matching or wind); the same motion for any N",
+     .help = "threads that share each body's step (bodies of 4096 points and up, any integrator); "
+             "the same motion for any N",
      .min = 1,
      .max = PSB_MAX_THREADS},
     {.name = "mass",
