@@ -109,6 +109,56 @@ static int scramble_bottom(psb_mesh *m, double y0, uint64_t *seed) {
     return flips;
 }
 
+// Adds the big shell of these worlds as body 0: icosphere level 5 (10242
+// points), jittered, with edges flipped in its bottom (points of 4 to 7
+// neighbours), springs damped by `damping` (N s/m), shape matching
+// `shape_k` and `shape_damping` (0: none).
+static void add_big_shell(psb_world *w, double damping, bool by_area, double shape_k,
+                          double shape_damping) {
+    psb_error err;
+    psb_mesh m;
+    psb_mesh_icosphere(&m, 5, 0.5, &err);
+    uint64_t seed = 7;
+    for (int i = 0; i < m.point_count; i++) {
+        m.points[i].x += 0.002 * rnd(&seed);
+        m.points[i].y += 0.002 * rnd(&seed);
+        m.points[i].z += 0.002 * rnd(&seed);
+    }
+    CHECK(scramble_bottom(&m, -0.3, &seed) > 100, "too few edges flipped");
+    psb_body_def def = psb_mesh_body_def(&m);
+    def.params.mass = 2.0;
+    def.params.spring_k = 50.0;
+    def.params.spring_damping = damping;
+    def.params.gas_nrt = 10.0;
+    def.params.inflate_time = 0.05;
+    def.params.mass_by_area = by_area;
+    def.params.shape_k = shape_k;
+    def.params.shape_damping = shape_damping;
+    def.offset = (psb_vec3){0.2, 0.55, 0.0};
+    def.velocity = (psb_vec3){0.5, -1.0, 0.3};
+    CHECK(psb_world_add_body(w, &def, &err) == 0, "icosphere: %s", err.message);
+    psb_mesh_free(&m);
+}
+
+// Adds the big ring of these worlds as body 1: 5000 points, heavy and soft
+// enough for h = 1/1200 s; shape matching as in add_big_shell.
+static void add_big_ring(psb_world *w, double shape_k, double shape_damping) {
+    psb_error err;
+    psb_mesh m;
+    psb_mesh_ring(&m, 5000, 0.5, &err);
+    psb_body_def def = psb_mesh_body_def(&m);
+    def.params.mass = 20.0;
+    def.params.spring_k = 1000.0;
+    def.params.spring_damping = 0.01;
+    def.params.gas_nrt = 0.05;
+    def.params.shape_k = shape_k;
+    def.params.shape_damping = shape_damping;
+    def.offset = (psb_vec3){-1.0, 2.0, 0.0};
+    def.velocity = (psb_vec3){1.0, 0.0, 0.0};
+    CHECK(psb_world_add_body(w, &def, &err) == 1, "ring: %s", err.message);
+    psb_mesh_free(&m);
+}
+
 // A busy world with one big shell (level 5, 10242 points), one big ring
 // (5000 points) and one small shell that always runs on one thread. The big
 // shell's springs have the damping `damping` (N s/m); undamped, its
@@ -137,41 +187,12 @@ static psb_world *make_world_damped(int threads, psb_integrator integrator, doub
     CHECK(psb_world_add_sphere(w, (psb_vec3){0.3, -0.2, 0.1}, 0.3, &err) == PSB_OK, "sphere: %s",
           err.message);
 
+    add_big_shell(w, damping, by_area, 0.0, 0.0);
+    add_big_ring(w, 0.0, 0.0);
+
     psb_mesh m;
-    psb_mesh_icosphere(&m, 5, 0.5, &err);
-    uint64_t seed = 7;
-    for (int i = 0; i < m.point_count; i++) {
-        m.points[i].x += 0.002 * rnd(&seed);
-        m.points[i].y += 0.002 * rnd(&seed);
-        m.points[i].z += 0.002 * rnd(&seed);
-    }
-    CHECK(scramble_bottom(&m, -0.3, &seed) > 100, "too few edges flipped");
-    psb_body_def def = psb_mesh_body_def(&m);
-    def.params.mass = 2.0;
-    def.params.spring_k = 50.0;
-    def.params.spring_damping = damping;
-    def.params.gas_nrt = 10.0;
-    def.params.inflate_time = 0.05;
-    def.params.mass_by_area = by_area;
-    def.offset = (psb_vec3){0.2, 0.55, 0.0};
-    def.velocity = (psb_vec3){0.5, -1.0, 0.3};
-    CHECK(psb_world_add_body(w, &def, &err) == 0, "icosphere: %s", err.message);
-    psb_mesh_free(&m);
-
-    // Heavy and soft enough for h = 1/1200 s with 5000 points.
-    psb_mesh_ring(&m, 5000, 0.5, &err);
-    def = psb_mesh_body_def(&m);
-    def.params.mass = 20.0;
-    def.params.spring_k = 1000.0;
-    def.params.spring_damping = 0.01;
-    def.params.gas_nrt = 0.05;
-    def.offset = (psb_vec3){-1.0, 2.0, 0.0};
-    def.velocity = (psb_vec3){1.0, 0.0, 0.0};
-    CHECK(psb_world_add_body(w, &def, &err) == 1, "ring: %s", err.message);
-    psb_mesh_free(&m);
-
     psb_mesh_icosphere(&m, 2, 0.3, &err);
-    def = psb_mesh_body_def(&m);
+    psb_body_def def = psb_mesh_body_def(&m);
     def.offset = (psb_vec3){-1.0, 2.0, 1.0};
     CHECK(psb_world_add_body(w, &def, &err) == 2, "small icosphere: %s", err.message);
     psb_mesh_free(&m);
@@ -291,37 +312,10 @@ static psb_world *make_world_extras(int threads, psb_integrator integrator) {
     if (!w) {
         return NULL;
     }
-    psb_mesh m;
-    psb_mesh_icosphere(&m, 5, 0.5, &err);
-    uint64_t seed = 11;
-    CHECK(scramble_bottom(&m, -0.3, &seed) > 100, "too few edges flipped");
-    psb_body_def def = psb_mesh_body_def(&m);
-    def.params.mass = 2.0;
-    def.params.spring_k = 50.0;
-    def.params.spring_damping = 0.002;
-    def.params.gas_nrt = 10.0;
-    def.params.shape_k = 30.0;
-    def.params.shape_damping = 2.0;
-    def.params.wind_drag = 2.0;
-    def.offset = (psb_vec3){0.2, 0.55, 0.0};
-    def.velocity = (psb_vec3){0.5, -1.0, 0.3};
-    CHECK(psb_world_add_body(w, &def, &err) == 0, "icosphere: %s", err.message);
-    psb_mesh_free(&m);
+    add_big_shell(w, 0.002, false, 30.0, 2.0);
     CHECK(psb_body_pin(w, 0, 4000, psb_body_positions(w, 0)[4000], &err) == PSB_OK, "pin: %s",
           err.message);
-
-    psb_mesh_ring(&m, 5000, 0.5, &err);
-    def = psb_mesh_body_def(&m);
-    def.params.mass = 20.0;
-    def.params.spring_k = 1000.0;
-    def.params.spring_damping = 0.01;
-    def.params.gas_nrt = 0.05;
-    def.params.shape_k = 100.0;
-    def.params.shape_damping = 1.0;
-    def.offset = (psb_vec3){-1.0, 2.0, 0.0};
-    def.velocity = (psb_vec3){1.0, 0.0, 0.0};
-    CHECK(psb_world_add_body(w, &def, &err) == 1, "ring: %s", err.message);
-    psb_mesh_free(&m);
+    add_big_ring(w, 100.0, 1.0);
     psb_body_grab(w, 0, 123, (psb_vec3){0.3, 1.5, 0.2}, 5.0);
     return w;
 }

@@ -148,23 +148,23 @@ static void sum_chunks(const psb_body *b, const body_part *part, int at, int cou
     }
 }
 
-// Chunk c's points [*k0, *k1).
-static void chunk_points(const psb_body *b, int c, int *k0, int *k1) {
+// Starts chunk c's sums: out[0 .. count) = 0, and its points [*k0, *k1).
+static void chunk_start(const psb_body *b, int c, double *out, int count, int *k0, int *k1) {
+    for (int j = 0; j < count; j++) {
+        out[j] = 0.0;
+    }
     *k0 = c * CHUNK_POINTS;
     *k1 = *k0 + CHUNK_POINTS < b->n ? *k0 + CHUNK_POINTS : b->n;
 }
 
 // The fit's sums about o (sums_origin: near the body, so that far from the
-// world's origin they do not cancel): sum (x - o), and S = sum q (x - o)^T (row-major:
-// S[3 a + c] = sum q_a (x_c - o_c)); as the q sum to zero, S is the same
-// about any origin.
+// world's origin they do not cancel): sum (x - o), and S = sum q (x - o)^T
+// (row-major: S[3 a + c] = sum q_a (x_c - o_c)); as the q sum to zero, S
+// is the same about any origin.
 static void fit_sums(const psb_body *b, int c, const void *ctx, double *out) {
     const double *o = ctx;
     int k0, k1;
-    chunk_points(b, c, &k0, &k1);
-    for (int j = 0; j < FIT_SUMS; j++) {
-        out[j] = 0.0;
-    }
+    chunk_start(b, c, out, FIT_SUMS, &k0, &k1);
     for (int k = k0; k < k1; k++) {
         const double r[3] = {b->x[0][k] - o[0], b->x[1][k] - o[1], b->x[2][k] - o[2]};
         for (int a = 0; a < 3; a++) {
@@ -272,10 +272,7 @@ static bool solve3(const double I[9], const double L[3], double w[3]) {
 static void mass_sums(const psb_body *b, int c, const void *ctx, double *out) {
     const double *o = ctx;
     int k0, k1;
-    chunk_points(b, c, &k0, &k1);
-    for (int j = 0; j < MASS_SUMS; j++) {
-        out[j] = 0.0;
-    }
+    chunk_start(b, c, out, MASS_SUMS, &k0, &k1);
     for (int k = k0; k < k1; k++) {
         if (b->inv_mass[k] == 0.0) {
             continue;
@@ -299,10 +296,7 @@ typedef struct motion {
 static void spin_sums(const psb_body *b, int c, const void *ctx, double *out) {
     const motion *mo = ctx;
     int k0, k1;
-    chunk_points(b, c, &k0, &k1);
-    for (int j = 0; j < SPIN_SUMS; j++) {
-        out[j] = 0.0;
-    }
+    chunk_start(b, c, out, SPIN_SUMS, &k0, &k1);
     double *L = out, *I = out + 3;
     for (int k = k0; k < k1; k++) {
         if (b->inv_mass[k] == 0.0) {
