@@ -301,24 +301,21 @@ static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
             team_size = team;
         }
         psb_profile *prof = t == 0 ? b->profile : NULL;
-        int c0, c1;
-        split_range(b->chunk_count, t, team, &c0, &c1);
-        const int k0 = c0 * CHUNK_POINTS, k1 = c1 * CHUNK_POINTS;
+        const body_part part = body_share(b, t, team, bar);
         thread_slot *mine = &slots[t];
         guard_tally g = {
             limit * limit, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0};
         const bool sweeps = body_sweeps(b, w);
         if (sweeps) {
-            body_sweep_step(b, w, c0, c1, t, team, bar, &g);
+            body_sweep_step(b, w, part.c0, part.c1, t, team, bar, &g);
         } else {
-            const body_part part = body_share(b, t, team, bar);
             for (int s = 0; s < p->substeps; s++) {
                 body_integrate(b, w, &part, w->time + s * h, h);
             }
         }
         const double start = prof ? profile_now() : 0.0;
         if (!sweeps) {
-            g.bad = w->kernels->guard_scan(b, k0, k1, g.limit2, &g.lo, &g.hi);
+            g.bad = w->kernels->guard_scan(b, part.i0, part.i1, g.limit2, &g.lo, &g.hi);
         }
         mine->lo = g.lo;
         mine->hi = g.hi;
