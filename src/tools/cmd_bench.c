@@ -430,11 +430,12 @@ static void print_help(FILE *out, bench_args *defaults) {
                  "by one sub-step; median, min and max over the repeats, wall clock),\n"
                  "sub-steps per second, the threads, each stage's share of the time (springs:\n"
                  "the spring forces and the volume gradient; gas: the volume sum and pressure;\n"
-                 "integ: kick, drift and floor; coll: other colliders; guard: the blow-up\n"
-                 "check and the copy into the public arrays) and the relative volume and\n"
-                 "energy drift over one repeat. A world step (sub: its sub-steps) is one 60 Hz\n"
-                 "frame, as a viewer steps it, so the blow-up check and the public copy, once\n"
-                 "per world step, weigh what they weigh there; --substeps sets it.\n"
+                 "integ: kick, drift and floor, or the other integrators' stages; coll: other\n"
+                 "colliders; guard: the blow-up check and the copy into the public arrays) and\n"
+                 "the relative volume and energy drift over one repeat. A world step (sub: its\n"
+                 "sub-steps) is one 60 Hz frame, as a viewer steps it, so the blow-up check\n"
+                 "and the public copy, once per world step, weigh what they weigh there;\n"
+                 "--substeps sets it.\n"
                  "\n");
     psb_options_print_help(out, &group, 1);
 }
@@ -484,6 +485,9 @@ int psb_cmd_bench(int argc, char **argv) {
         }
     }
     if (args.format == 0) {
+        if (args.integrator != PSB_SYMPLECTIC_EULER) {
+            printf("integrator: %s\n", psb_integrator_name((psb_integrator)args.integrator));
+        }
         printf("%-12s %8s %7s %5s %3s %8s %8s %8s %10s  %5s %5s %5s %5s %5s  %9s %9s%s\n", "scene",
                "vertices", "steps", "sub", "thr", "ns/vs", "min", "max", "steps/s", "sprng", "gas",
                "integ", "coll", "guard", "vol.drift", "E.drift",
