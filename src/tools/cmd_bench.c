@@ -47,10 +47,6 @@ static const char *format_name(int index) {
     return index >= 0 && index < 2 ? names[index] : NULL;
 }
 
-static const char *integrator_choice(int index) {
-    return psb_integrator_name((psb_integrator)index);
-}
-
 #define FIELD(f) offsetof(bench_args, f)
 static const psb_option bench_table[] = {
     {.name = "scene",
@@ -109,7 +105,7 @@ static const psb_option bench_table[] = {
      .type = PSB_OPT_CHOICE,
      .offset = FIELD(integrator),
      .help = "time integrator (--reference: symplectic only, the textbook's)",
-     .choice = integrator_choice,
+     .choice = psb_sim_integrator_choice,
      .choice_count = PSB_INTEGRATOR_COUNT},
     {.name = "quick",
      .type = PSB_OPT_FLAG,

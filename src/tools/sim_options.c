@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *integrator_choice(int index) {
+const char *psb_sim_integrator_choice(int index) {
     return psb_integrator_name((psb_integrator)index);
 }
 
@@ -339,7 +339,7 @@ static const psb_option run_table[] = {
      .type = PSB_OPT_CHOICE,
      .offset = SIM_FIELD(integrator),
      .help = "time integrator",
-     .choice = integrator_choice,
+     .choice = psb_sim_integrator_choice,
      .choice_count = PSB_INTEGRATOR_COUNT},
     {.name = "dt",
      .type = PSB_OPT_NUMBER,

@@ -62,6 +62,9 @@ typedef struct psb_sim_options {
 /// The defaults: the core's parameters, 5 s, automatic sub-steps, the body
 /// 1 m above the floor, no scene, no colliders or pins, no CSV.
 psb_sim_options psb_sim_default_options(void);
+/// The name of integrator `index` (psb_integrator_name), for an option's
+/// choices (psb_option.choice).
+const char *psb_sim_integrator_choice(int index);
 
 /// Prints the help of every option (the defaults read from fresh structs).
 void psb_sim_options_print_help(FILE *out);
