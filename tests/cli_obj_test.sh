@@ -2,7 +2,8 @@
 # End-to-end tests of OBJ files through the psb command line: `psb info
 # FILE.obj` (report, repairs, exit statuses, error messages), `psb sim --mesh`
 # (one body per closed component, the lift, --fit, the aggregated summary),
-# --substeps auto, the repo's OBJ corpus, and the real meshes of
+# --substeps auto, `psb bench --mesh` (the body settles before it is timed,
+# so its volume holds), the repo's OBJ corpus, and the real meshes of
 # ../shared/meshes-real when that folder exists (skipped with a message when
 # not): Spot inflates; the bunny does after --fill-holes.
 #
