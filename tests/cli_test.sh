@@ -60,13 +60,15 @@ expect_status 0 "psb sim --help"
 for option in shape points subdiv radius columns rows mass ks kd nrt p0 gravity dt substeps \
     time steps integrator floor no-floor restitution friction inflate-time gravity-waits \
     mass-by-area height walls sphere csv csv-every summary scene shape-k shape-damping wind \
-    wind-turbulence wind-drag pin threads; do
+    wind-turbulence wind-drag pin threads tol iterations; do
     expect_in "$tmp/out" "^  --$option( |\$)" "psb sim --help mentions --$option"
 done
 expect_in "$tmp/out" '^  --ks .*\(N/m; default [0-9.e+-]+\)' "--ks shows its unit and default"
 expect_in "$tmp/out" '^  --dt .*\(s; default [0-9.e+-]+\)' "--dt shows its unit and default"
 expect_in "$tmp/out" '^  --mass .*\(kg; default [0-9.e+-]+\)' "--mass shows its unit and default"
-expect_in "$tmp/out" 'euler\|symplectic\|heun\|rk4\|verlet' "--integrator lists its choices"
+expect_in "$tmp/out" 'euler\|symplectic\|heun\|rk4\|verlet\|implicit' "--integrator lists its choices"
+expect_in "$tmp/out" '\(m/s²; default 0.01\)' "--tol shows its unit and default"
+expect_in "$tmp/out" '\(default 500\)' "--iterations shows its default"
 expect_in "$tmp/out" '^  --shape-k .*\(N/m; default 0\)' "--shape-k shows its unit and default"
 expect_in "$tmp/out" '^  --shape-damping .*\(1/s; default 0\)' "--shape-damping shows its unit"
 expect_in "$tmp/out" '\(m/s; default 0,0,0\)' "--wind shows its unit and default"
@@ -158,6 +160,13 @@ done <<'EOF'
 --scene --scene default --mesh whatever.obj
 --rows --mesh whatever.obj --rows 3
 --nrt --shape cloth --nrt 5
+--tol --tol 0
+--tol --tol nan
+--tol --tol -1
+--tol --tol inf
+--iterations --iterations 0
+--iterations --iterations 100001
+--iterations --iterations 2.5
 EOF
 
 # An unknown scene: the error line lists the scenes there are.
@@ -214,6 +223,85 @@ for integrator in euler symplectic heun rk4 verlet; do
     expect_status 0 "--integrator $integrator"
     expect_value blowups 0 "--integrator $integrator runs without blow-ups"
 done
+
+# ---- the implicit integrator: one sub-step of dt, and the solver's report
+
+implicit_keys="newton_mean newton_max iterations_mean iterations_max residual unconverged_steps"
+run sim --integrator implicit --steps 30 --summary
+expect_status 0 "--integrator implicit --steps 30"
+# shellcheck disable=SC2086
+expect_keys "psb sim --integrator implicit --summary" $summary_keys $implicit_keys
+expect_value steps 30 "--integrator implicit --steps 30"
+expect_value blowups 0 "--integrator implicit runs without blow-ups"
+# How well the solver converges is the core tests' business; here the
+# figures must only be consistent: some work every step, the most at least
+# the mean, a residual >= 0, at most every step unconverged.
+checks=$((checks + 1))
+awk -v n="$(value newton_mean)" -v nmax="$(value newton_max)" -v i="$(value iterations_mean)" \
+    -v imax="$(value iterations_max)" -v r="$(value residual)" -v u="$(value unconverged_steps)" \
+    'BEGIN { exit !(n > 0 && nmax >= n && i > 0 && imax >= i && r >= 0 && r < 1e300 &&
+                    u ~ /^[0-9]+$/ && u <= 30) }' ||
+    fail "--integrator implicit: newton_mean=$(value newton_mean) newton_max=$(value newton_max)" \
+        "iterations_mean=$(value iterations_mean) iterations_max=$(value iterations_max)" \
+        "residual=$(value residual) unconverged_steps=$(value unconverged_steps)"
+
+# --substeps auto gives implicit one sub-step (the stability estimate is the
+# explicit integrators'); a count given is used as given.
+run sim --integrator implicit --steps 2
+expect_status 0 "--integrator implicit, the report"
+expect_in "$tmp/out" "implicit, dt [0-9.e-]+ s in 1 sub-step \(auto\)," \
+    "--integrator implicit with --substeps auto takes 1 sub-step"
+expect_in "$tmp/out" "^  solver +Newton" "the report shows the solver's iterations"
+expect_in "$tmp/out" "^  residual +[0-9.e-]+ m/s² .*tol 0.01" "the report shows the residual"
+checks=$((checks + 1))
+if grep -q "warning" "$tmp/err"; then
+    fail "--integrator implicit: a stability warning: $(head -c 300 "$tmp/err")"
+fi
+run sim --integrator implicit --steps 2 --substeps 4
+expect_in "$tmp/out" "implicit, dt [0-9.e-]+ s in 4 sub-steps," "--integrator implicit --substeps 4"
+run sim --scene default --integrator implicit --steps 2
+expect_status 0 "--scene default --integrator implicit"
+expect_in "$tmp/out" "implicit, dt [0-9.e-]+ s in 1 sub-step \(auto\)," \
+    "a scene with --integrator implicit takes 1 sub-step"
+run sim --scene default --integrator implicit --steps 2 --tol 0.5 --iterations 50
+expect_status 0 "--scene default with --tol and --iterations"
+expect_in "$tmp/out" "tol 0.5\)" "--scene honours --tol"
+
+# A tolerance out of reach in one iteration: every step is counted.
+run sim --integrator implicit --steps 3 --summary --tol 1e-12 --iterations 1
+expect_status 0 "--tol 1e-12 --iterations 1"
+expect_value unconverged_steps 3 "--tol 1e-12 --iterations 1: no step converges"
+expect_value iterations_max 1 "--iterations 1: one CG iteration a step"
+
+# The benchmark reports the solver's work per world step.
+run bench --scene icosphere-3 --steps 2 --repeats 1 --integrator implicit --format kv
+expect_status 0 "psb bench --integrator implicit"
+expect_in "$tmp/out" "integrator=implicit .* newton=[0-9.]+ iterations=[0-9.]+ iterations_max=[0-9]+ residual=[0-9.e+-]+ unconverged=[0-9]+" \
+    "psb bench --integrator implicit --format kv prints the solver's keys"
+expect_in "$tmp/out" " substeps=1 " "psb bench --integrator implicit: one sub-step a world step"
+run bench --scene icosphere-3 --steps 2 --repeats 1 --integrator implicit
+expect_status 0 "psb bench --integrator implicit, the table"
+expect_in "$tmp/out" "newton +iters +residual" "the table has the solver's columns"
+for args in "--tol 0" "--tol nan" "--iterations 0"; do
+    # shellcheck disable=SC2086 # the arguments are split on purpose
+    run bench $args
+    name=${args%% *}
+    expect_status 2 "psb bench $args" && expect_one_error_line "psb bench $args" &&
+        expect_in "$tmp/err" "$name" "psb bench $args names $name"
+done
+if "$PSB" --help | grep -q '^  view '; then
+    run view --help
+    expect_in "$tmp/out" '^  --tol ' "psb view --help mentions --tol"
+    expect_in "$tmp/out" '^  --iterations ' "psb view --help mentions --iterations"
+    expect_in "$tmp/out" 'verlet\|implicit' "psb view --help lists implicit"
+    for args in "--tol 0" "--tol nan" "--iterations 0"; do
+        # shellcheck disable=SC2086 # the arguments are split on purpose
+        run view $args
+        name=${args%% *}
+        expect_status 2 "psb view $args" && expect_one_error_line "psb view $args" &&
+            expect_in "$tmp/err" "$name" "psb view $args names $name"
+    done
+fi
 
 run sim --summary --time 0.3 --subdiv 1 --walls=-2,-1,-2,2,3,2 --sphere 0,-1,0,0.5 \
     --sphere 3,0,0,1 --inflate-time 0.2 --gravity-waits --mass-by-area

@@ -58,6 +58,10 @@ static double ico_force(double sigma, const double *a) {
     return ks * sigma * (sigma - 1.0) * sum_l2 - 3.0 * nrt + 3.0 * p0 * v0 * sigma * sigma * sigma;
 }
 
+// The implicit step runs at the frame step it is made for: backward Euler
+// damps, and the equilibrium it converges to is the same.
+#define IMPLICIT_H (1.0 / 60.0)
+
 typedef struct run_setup {
     const psb_mesh *mesh;
     psb_body_params params; // kd filled in by the caller
@@ -72,6 +76,7 @@ static psb_body_state run_to_rest(const run_setup *su, const char *name) {
     p.gravity = 0.0;
     p.floor = false;
     p.integrator = su->integrator;
+    p.solver_tol = 1e-10; // the implicit step solved tightly (the others ignore it)
     const int world_steps = 100;
     const long total = (long)ceil(su->time / su->h);
     p.substeps = (int)((total + world_steps - 1) / world_steps);
@@ -131,8 +136,11 @@ static void check_ring(int n, double radius, double mass, double ks, double nrt,
     const double kd = sqrt(k * mi) / (2.0 * s * s);
     // Step: resolve the fastest spring mode (omega^2 <= 4 ks / m_i) and the
     // fastest damping rate (4 kd / m_i) of the explicit methods.
-    const double h = fmin(0.1 / sqrt(4.0 * ks / mi), 0.25 * mi / (4.0 * kd));
-    run_setup su = {.mesh = &m, .integrator = integrator, .h = h, .time = 25.0 / omega};
+    const double h = integrator == PSB_IMPLICIT
+                         ? IMPLICIT_H
+                         : fmin(0.1 / sqrt(4.0 * ks / mi), 0.25 * mi / (4.0 * kd));
+    run_setup su = {
+        .mesh = &m, .integrator = integrator, .h = h, .time = fmax(25.0 / omega, 200.0 * h)};
     su.params = material(ks, kd, nrt);
     su.params.mass = mass;
     su.params.outside_pressure = p0;
@@ -188,8 +196,11 @@ static void check_icosahedron(double radius, double mass, double ks, double nrt,
         10.0 * ks * half * half + nrt / (4.0 * want * want) + p0 * v / (2.0 * want * want);
     const double omega = sqrt(k / mi);
     const double kd = 2.0 * sqrt(k * mi) / (10.0 * half * half);
-    const double h = fmin(0.1 / sqrt(12.0 * ks / mi), 0.25 * mi / (10.0 * kd));
-    run_setup su = {.mesh = &m, .integrator = integrator, .h = h, .time = 25.0 / omega};
+    const double h = integrator == PSB_IMPLICIT
+                         ? IMPLICIT_H
+                         : fmin(0.1 / sqrt(12.0 * ks / mi), 0.25 * mi / (10.0 * kd));
+    run_setup su = {
+        .mesh = &m, .integrator = integrator, .h = h, .time = fmax(25.0 / omega, 200.0 * h)};
     su.params = material(ks, kd, nrt);
     su.params.mass = mass;
     su.params.outside_pressure = p0;
@@ -270,6 +281,13 @@ int main(void) {
     check_icosahedron(1.0, 1.0, 200.0, 400.0, 0.0, PSB_HEUN);
     check_icosahedron(1.0, 1.0, 500.0, 200.0, 20.0, PSB_SYMPLECTIC_EULER);
     check_icosahedron(1.0, 1.0, 500.0, 100.0, 50.0, PSB_RK4); // P0 V0 > nRT: shrinks
+
+    // The implicit step at one step of 1/60 s: the same equilibria.
+    check_ring(16, 1.0, 1.0, 1000.0, 50.0, 0.0, PSB_IMPLICIT);
+    check_ring(20, 1.0, 1.0, 500.0, 60.0, 10.0, PSB_IMPLICIT);
+    check_icosahedron(1.0, 1.0, 1000.0, 100.0, 0.0, PSB_IMPLICIT);
+    check_icosahedron(1.0, 1.0, 500.0, 100.0, 50.0, PSB_IMPLICIT);
+    check_icosahedron(2.0, 5.0, 5000.0, 3000.0, 0.0, PSB_IMPLICIT);
 
     check_icosphere(1, 1e-3);
     check_icosphere(2, 1e-3);

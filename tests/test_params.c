@@ -28,7 +28,8 @@ static bool same_params(const psb_params *a, const psb_params *b) {
            a->floor == b->floor && a->floor_y == b->floor_y && a->walls == b->walls &&
            same_vec(a->walls_min, b->walls_min) && same_vec(a->walls_max, b->walls_max) &&
            a->restitution == b->restitution && a->friction == b->friction &&
-           a->blowup_size == b->blowup_size && same_body_params(&a->body, &b->body);
+           a->blowup_size == b->blowup_size && a->solver_tol == b->solver_tol &&
+           a->solver_iterations == b->solver_iterations && same_body_params(&a->body, &b->body);
 }
 
 static void test_defaults(void) {
@@ -71,7 +72,8 @@ static void test_defaults(void) {
 }
 
 static void test_integrator_names(void) {
-    const char *names[PSB_INTEGRATOR_COUNT] = {"euler", "symplectic", "heun", "rk4", "verlet"};
+    const char *names[PSB_INTEGRATOR_COUNT] = {"euler", "symplectic", "heun",
+                                               "rk4",   "verlet",     "implicit"};
     for (int i = 0; i < PSB_INTEGRATOR_COUNT; i++) {
         CHECK(strcmp(psb_integrator_name((psb_integrator)i), names[i]) == 0,
               "integrator %d is named %s, expected %s", i, psb_integrator_name((psb_integrator)i),
@@ -206,6 +208,7 @@ static void test_bad_world_params(void) {
         BAD(p.restitution = bad, "restitution");
         BAD(p.friction = bad, "friction");
         BAD(p.blowup_size = bad, "blowup_size");
+        BAD(p.solver_tol = bad, "solver_tol");
 #undef BAD
     }
     psb_params p;
@@ -227,6 +230,10 @@ static void test_bad_world_params(void) {
     BAD(p.friction = -1.0, "friction");
     BAD(p.blowup_size = 0.0, "blowup_size");
     BAD(p.blowup_size = -1.0, "blowup_size");
+    BAD(p.solver_tol = 0.0, "solver_tol");
+    BAD(p.solver_tol = -1e-3, "solver_tol");
+    BAD(p.solver_iterations = 0, "solver_iterations");
+    BAD(p.solver_iterations = 100001, "solver_iterations");
     // An empty walls box, when walls are on.
     BAD((p.walls = true, p.walls_min.x = 1.0, p.walls_max.x = 1.0), "walls");
     BAD((p.walls = true, p.walls_min.y = 2.0, p.walls_max.y = -2.0), "walls");
@@ -242,6 +249,10 @@ static void test_bad_world_params(void) {
     p.substeps = 10000;
     p.restitution = 1.0;
     CHECK(psb_params_validate(&p, NULL) == PSB_OK, "substeps 10000, e 1 refused");
+    p.solver_iterations = 1;
+    CHECK(psb_params_validate(&p, NULL) == PSB_OK, "solver_iterations 1 refused");
+    p.solver_iterations = 100000;
+    CHECK(psb_params_validate(&p, NULL) == PSB_OK, "solver_iterations 100000 refused");
     for (int i = 0; i < PSB_INTEGRATOR_COUNT; i++) {
         p.integrator = (psb_integrator)i;
         CHECK(psb_params_validate(&p, NULL) == PSB_OK, "integrator %d refused", i);

@@ -483,6 +483,7 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
 
 void body_destroy(psb_body *b) {
     if (b) {
+        implicit_work_destroy(b->implicit);
         free(b->pin_index);
         free(b->pin_pos);
         free(b->fan_block);

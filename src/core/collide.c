@@ -7,7 +7,12 @@
 
 #include "internal.h"
 
+// Slack, m, within which a point on a collider's surface counts as touching
+// it for the implicit step (which leaves its points exactly there).
+#define TOUCH_SLACK 1e-9
+
 static void resolve(psb_vec3 *x, psb_vec3 *v, psb_vec3 n, double depth, double e, double keep) {
+    depth = depth > 0.0 ? depth : 0.0; // a point touching the surface stays where it is
     x->x += depth * n.x;
     x->y += depth * n.y;
     x->z += depth * n.z;
@@ -25,8 +30,10 @@ static double *component(psb_vec3 *v, int axis) {
     return axis == 0 ? &v->x : axis == 1 ? &v->y : &v->z;
 }
 
-// Box walls: one axis at a time, the point must stay in [lo, hi].
-static void resolve_walls(const psb_params *p, psb_vec3 *x, psb_vec3 *v, bool ring, double keep) {
+// Box walls: one axis at a time, the point must stay in [lo, hi]; within
+// slack of a wall counts as touching it.
+static void resolve_walls(const psb_params *p, psb_vec3 *x, psb_vec3 *v, bool ring, double keep,
+                          double slack) {
     const double lo[3] = {p->walls_min.x, p->walls_min.y, p->walls_min.z};
     const double hi[3] = {p->walls_max.x, p->walls_max.y, p->walls_max.z};
     const int axes = ring ? 2 : 3; // a ring lives in the x-y plane
@@ -34,21 +41,24 @@ static void resolve_walls(const psb_params *p, psb_vec3 *x, psb_vec3 *v, bool ri
         const double c = *component(x, a);
         psb_vec3 n = {0.0, 0.0, 0.0};
         double depth = 0.0;
-        if (c < lo[a]) {
+        bool touch = false;
+        if (c < lo[a] + slack) {
             depth = lo[a] - c;
             *component(&n, a) = 1.0;
-        } else if (c > hi[a]) {
+            touch = true;
+        } else if (c > hi[a] - slack) {
             depth = c - hi[a];
             *component(&n, a) = -1.0;
+            touch = true;
         }
-        if (depth > 0.0) {
+        if (touch && (depth > 0.0 || slack > 0.0)) {
             resolve(x, v, n, depth, p->restitution, keep);
         }
     }
 }
 
 static void resolve_sphere(psb_vec3 centre, double radius, const psb_params *p, psb_vec3 *x,
-                           psb_vec3 *v, bool ring, double keep) {
+                           psb_vec3 *v, bool ring, double keep, double slack) {
     if (ring) {
         // A ring sees the sphere's cross-section with its plane z = 0.
         const double r2 = radius * radius - centre.z * centre.z;
@@ -60,7 +70,7 @@ static void resolve_sphere(psb_vec3 centre, double radius, const psb_params *p, 
     }
     const psb_vec3 d = {x->x - centre.x, x->y - centre.y, x->z - centre.z};
     const double dist2 = d.x * d.x + d.y * d.y + d.z * d.z;
-    if (dist2 >= radius * radius) {
+    if (slack > 0.0 ? dist2 >= (radius + slack) * (radius + slack) : dist2 >= radius * radius) {
         return;
     }
     const double dist = sqrt(dist2);
@@ -74,7 +84,10 @@ bool world_has_obstacles(const psb_world *w) {
     return w->params.walls || w->sphere_count > 0;
 }
 
-void body_collide(psb_body *b, const psb_world *w, int i0, int i1, double h, bool with_floor) {
+// The points [i0, i1) of b out of the colliders, with restitution and
+// friction for those inside, or touching within slack.
+static void collide_range(psb_body *b, const psb_world *w, int i0, int i1, double h,
+                          bool with_floor, double slack) {
     const psb_params *p = &w->params;
     const double keep = exp(-p->friction * h);
     const bool ring = b->kind == PSB_RING;
@@ -83,15 +96,15 @@ void body_collide(psb_body *b, const psb_world *w, int i0, int i1, double h, boo
     for (int k = i0; k < end; k++) {
         psb_vec3 x = {b->x[0][k], b->x[1][k], b->x[2][k]};
         psb_vec3 v = {b->v[0][k], b->v[1][k], b->v[2][k]};
-        if (floor && x.y < p->floor_y) {
+        if (floor && (x.y < p->floor_y || (slack > 0.0 && x.y <= p->floor_y + slack))) {
             resolve(&x, &v, (psb_vec3){0.0, 1.0, 0.0}, p->floor_y - x.y, p->restitution, keep);
             x.y = p->floor_y; // exactly on it, not a rounding below
         }
         if (p->walls) {
-            resolve_walls(p, &x, &v, ring, keep);
+            resolve_walls(p, &x, &v, ring, keep, slack);
         }
         for (int s = 0; s < w->sphere_count; s++) {
-            resolve_sphere(w->sphere_centre[s], w->sphere_radius[s], p, &x, &v, ring, keep);
+            resolve_sphere(w->sphere_centre[s], w->sphere_radius[s], p, &x, &v, ring, keep, slack);
         }
         b->x[0][k] = x.x;
         b->x[1][k] = x.y;
@@ -99,5 +112,52 @@ void body_collide(psb_body *b, const psb_world *w, int i0, int i1, double h, boo
         b->v[0][k] = v.x;
         b->v[1][k] = v.y;
         b->v[2][k] = v.z;
+    }
+}
+
+void body_collide(psb_body *b, const psb_world *w, int i0, int i1, double h, bool with_floor) {
+    collide_range(b, w, i0, i1, h, with_floor, 0.0);
+}
+
+void body_collide_touching(psb_body *b, const psb_world *w, int i0, int i1, double h) {
+    collide_range(b, w, i0, i1, h, true, TOUCH_SLACK);
+}
+
+void world_push_out(const psb_world *w, bool ring, double x[3]) {
+    const psb_params *p = &w->params;
+    if (p->floor && x[1] < p->floor_y) {
+        x[1] = p->floor_y;
+    }
+    if (p->walls) {
+        const double lo[3] = {p->walls_min.x, p->walls_min.y, p->walls_min.z};
+        const double hi[3] = {p->walls_max.x, p->walls_max.y, p->walls_max.z};
+        for (int a = 0; a < (ring ? 2 : 3); a++) {
+            x[a] = x[a] < lo[a] ? lo[a] : x[a] > hi[a] ? hi[a] : x[a];
+        }
+    }
+    for (int s = 0; s < w->sphere_count; s++) {
+        psb_vec3 centre = w->sphere_centre[s];
+        double radius = w->sphere_radius[s];
+        if (ring) {
+            const double r2 = radius * radius - centre.z * centre.z;
+            if (r2 <= 0.0) {
+                continue;
+            }
+            radius = sqrt(r2);
+            centre.z = 0.0;
+        }
+        const double d[3] = {x[0] - centre.x, x[1] - centre.y, x[2] - centre.z};
+        const double dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        if (dist2 >= radius * radius) {
+            continue;
+        }
+        const double dist = sqrt(dist2);
+        if (dist > 0.0) {
+            for (int c = 0; c < 3; c++) {
+                x[c] = (c == 0 ? centre.x : c == 1 ? centre.y : centre.z) + d[c] * radius / dist;
+            }
+        } else {
+            x[1] = centre.y + radius; // at the very centre: up
+        }
     }
 }

@@ -203,6 +203,9 @@ void body_integrate(psb_body *b, const psb_world *w, const body_part *part, doub
     case PSB_SYMPLECTIC_EULER:
         step_symplectic(b, w, part, t, h);
         return; // timed and collided inside
+    case PSB_IMPLICIT:
+        body_implicit_step(b, w, part, t, h);
+        return; // the same
     case PSB_EULER:
         step_euler(b, w, part, t, h);
         break;

@@ -179,6 +179,11 @@ typedef struct psb_body {
 
     psb_profile *profile; // the world's stage timers while profiling, else NULL
 
+    // The implicit solver (implicit.c): its scratch, made on first use, and
+    // its report on the last world step.
+    struct implicit_work *implicit;
+    psb_solver_report solver;
+
     void *block;     // the allocation behind the per-point arrays
     void *fan_block; // the allocation behind the fan rows
 } psb_body;
@@ -383,6 +388,9 @@ enum { EXTRA_SUMS = 32 };
 /// that every thread gets the same bits as one alone (whose part is
 /// body_whole, and which writes nothing).
 void body_shape_fit(const psb_body *b, const body_part *part, double centre[3], double rotation[9]);
+/// Point k's goal g = centre + R q_k from a fit of body_shape_fit, m.
+void body_shape_goal(const psb_body *b, const double centre[3], const double R[9], int k,
+                     double g[3]);
 /// Adds k_shape (g_i - x_i) to b->f for the part's points.
 void body_shape_forces(psb_body *b, const body_part *part);
 /// 1/2 k_shape sum |g_i - x_i|^2 at the current x, J (0 without shape matching).
@@ -423,11 +431,29 @@ void body_integrate(psb_body *b, const psb_world *w, const body_part *part, doub
 void body_kick_drift(psb_body *b, const psb_world *w, int c0, int c1, double t, double h,
                      double pressure, psb_profile *prof);
 
+// implicit.c
+/// One backward Euler sub-step h of the part's points of b from world time
+/// t (PSB_IMPLICIT); every thread of the team calls it. Collisions, pins
+/// and shape damping are done inside. Adds its work to b->solver.
+void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, double t, double h);
+/// Frees the implicit solver's scratch (NULL allowed).
+void implicit_work_destroy(struct implicit_work *work);
+/// Makes sure b has the implicit solver's scratch (made outside the step,
+/// when the world first runs the implicit integrator with this body).
+psb_status body_prepare_implicit(psb_body *b, psb_error *err);
+
 // collide.c
 /// Pushes internal points [i0, i1) out of the floor (if with_floor), the
 /// walls and the world's spheres and applies restitution and friction for a
 /// sub-step of h.
 void body_collide(psb_body *b, const psb_world *w, int i0, int i1, double h, bool with_floor);
+/// The same with every point touching a collider (on its surface within a
+/// slack of 1e-9 m, as the implicit step leaves them) counted as in contact:
+/// restitution for its velocity into the surface, friction for the rest.
+void body_collide_touching(psb_body *b, const psb_world *w, int i0, int i1, double h);
+/// Moves the point x (m) out of the floor, walls and spheres onto their
+/// surfaces; nothing else.
+void world_push_out(const psb_world *w, bool ring, double x[3]);
 /// True when collide has anything to do besides the floor.
 bool world_has_obstacles(const psb_world *w);
 

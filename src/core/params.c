@@ -20,7 +20,7 @@ psb_status psb_error_set(psb_error *err, psb_status status, const char *fmt, ...
 static const char *const integrator_names[PSB_INTEGRATOR_COUNT] = {
     [PSB_EULER] = "euler",   [PSB_SYMPLECTIC_EULER] = "symplectic",
     [PSB_HEUN] = "heun",     [PSB_RK4] = "rk4",
-    [PSB_VERLET] = "verlet",
+    [PSB_VERLET] = "verlet", [PSB_IMPLICIT] = "implicit",
 };
 
 const char *psb_integrator_name(psb_integrator integrator) {
@@ -79,6 +79,8 @@ psb_params psb_default_params(void) {
         .wind = {0.0, 0.0, 0.0},
         .wind_turbulence = 0.0,
         .threads = 1,
+        .solver_tol = 1e-2,
+        .solver_iterations = 500,
         .body = psb_default_body_params(),
     };
 }
@@ -122,7 +124,7 @@ psb_status psb_params_validate(const psb_params *p, psb_error *err) {
     REQUIRE(p->substeps >= 1 && p->substeps <= 10000, "substeps", "an integer in 1..10000",
             p->substeps);
     REQUIRE((int)p->integrator >= 0 && p->integrator < PSB_INTEGRATOR_COUNT, "integrator",
-            "one of 0..4 (euler, symplectic, heun, rk4, verlet)", p->integrator);
+            "one of 0..5 (euler, symplectic, heun, rk4, verlet, implicit)", p->integrator);
     REQUIRE(isfinite(p->gravity), "gravity", "a finite number (m/s^2)", p->gravity);
     REQUIRE(isfinite(p->floor_y), "floor_y", "a finite number (m)", p->floor_y);
     if (!vec_finite(p->walls_min) || !vec_finite(p->walls_max)) {
@@ -145,6 +147,10 @@ psb_status psb_params_validate(const psb_params *p, psb_error *err) {
     }
     REQUIRE(isfinite(p->wind_turbulence) && p->wind_turbulence >= 0, "wind_turbulence",
             "a finite number >= 0 (m/s)", p->wind_turbulence);
+    REQUIRE(isfinite(p->solver_tol) && p->solver_tol > 0, "solver_tol",
+            "a finite number > 0 (m/s^2)", p->solver_tol);
+    REQUIRE(p->solver_iterations >= 1 && p->solver_iterations <= 100000, "solver_iterations",
+            "an integer in 1..100000", p->solver_iterations);
     REQUIRE(p->threads >= 1 && p->threads <= PSB_MAX_THREADS, "threads", "an integer in 1..256",
             p->threads);
     psb_status status = psb_body_params_validate(&p->body, err);

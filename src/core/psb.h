@@ -64,11 +64,14 @@ typedef enum psb_integrator {
     PSB_HEUN,             ///< Heun predictor-corrector, second order
     PSB_RK4,              ///< classical Runge-Kutta, fourth order
     PSB_VERLET,           ///< velocity Verlet, second order
+    PSB_IMPLICIT, ///< backward Euler, first order, stable at any step: each step minimises an
+                  ///< energy by Newton's method with preconditioned conjugate gradients
+                  ///< (implicit.c); meant for one step of 1/60 s a frame
     PSB_INTEGRATOR_COUNT,
 } psb_integrator;
 
 /// The integrator's command-line name ("euler", "symplectic", "heun", "rk4",
-/// "verlet"), or "?" for an out-of-range value.
+/// "verlet", "implicit"), or "?" for an out-of-range value.
 const char *psb_integrator_name(psb_integrator integrator);
 
 /// Parses a name from psb_integrator_name(); false if unknown.
@@ -116,17 +119,22 @@ typedef struct psb_params {
     double wind_turbulence; ///< m/s (>= 0): amplitude of gusts added to the wind, each component
                             ///< within +-wind_turbulence: waves 2-4.5 m long that the wind carries
                             ///< along and that change over 7-20 s (psb_world_wind_at)
-    int threads;          ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
-                          ///< points and up (any integrator) is shared between them, smaller bodies
-                          ///< run side by side, one thread each. Same bits whatever the count; on a
-                          ///< busy machine 1 is faster; without OpenMP in the build, always 1.
-    psb_body_params body; ///< material for new bodies: front ends copy it into
-                          ///< psb_body_def.params (the world does not read it)
+    int threads;       ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
+                       ///< points and up (any integrator) is shared between them, smaller bodies
+                       ///< run side by side, one thread each. Same bits whatever the count; on a
+                       ///< busy machine 1 is faster; without OpenMP in the build, always 1.
+    double solver_tol; ///< implicit: a step is solved when its residual, the RMS over points
+                       ///< of the unbalanced force per unit mass, is at most this, m/s² (> 0)
+    int solver_iterations; ///< implicit: the most conjugate-gradient iterations one sub-step of
+                           ///< one body may take, over all its Newton iterations (1..100000)
+    psb_body_params body;  ///< material for new bodies: front ends copy it into
+                           ///< psb_body_def.params (the world does not read it)
 } psb_params;
 
 /// The defaults: dt 1/60 s, 20 sub-steps, symplectic Euler, g = 9.81 m/s²,
-/// floor at y = 0, restitution 0.3, friction 2/s, no wind, one thread, and
-/// the body defaults of psb_default_body_params().
+/// floor at y = 0, restitution 0.3, friction 2/s, no wind, one thread, the
+/// implicit solver's tolerance 0.01 m/s² and cap of 500 iterations, and the
+/// body defaults of psb_default_body_params().
 psb_params psb_default_params(void);
 
 /// Body defaults: mass 1 kg, ks 200 N/m, kd 0.1 N·s/m, nRT 100 J (the shell
@@ -230,6 +238,23 @@ const char *psb_world_last_event(const psb_world *world);
 
 /// Number of bodies.
 int psb_world_body_count(const psb_world *world);
+
+/// What the implicit solver did for one body over one world step (all zero
+/// for the explicit integrators).
+typedef struct psb_solver_report {
+    int newton;      ///< Newton iterations, summed over the sub-steps
+    int iterations;  ///< conjugate-gradient iterations, summed over the sub-steps
+    double residual; ///< the last sub-step's final residual: RMS over points of the unbalanced
+                     ///< force per unit mass, m/s²
+    bool converged;  ///< every sub-step reached solver_tol within solver_iterations
+} psb_solver_report;
+
+/// The implicit solver's report on body `body` for the last world step.
+psb_solver_report psb_body_solver_report(const psb_world *world, int body);
+
+/// The same over all bodies: iterations summed, the largest residual,
+/// converged when every body converged (true with no bodies).
+psb_solver_report psb_world_solver_report(const psb_world *world);
 
 /// Time spent in each stage of the step, ns, summed over bodies and
 /// sub-steps while profiling is on (for `psb bench`). With symplectic Euler

@@ -206,8 +206,8 @@ void body_shape_fit(const psb_body *b, const body_part *part, double centre[3], 
 }
 
 // Point k's goal, centre + R q_k, into g.
-static void shape_goal(const psb_body *b, const double centre[3], const double R[9], int k,
-                       double g[3]) {
+void body_shape_goal(const psb_body *b, const double centre[3], const double R[9], int k,
+                     double g[3]) {
     const double q[3] = {b->shape_q[0][k], b->shape_q[1][k], b->shape_q[2][k]};
     for (int c = 0; c < 3; c++) {
         g[c] = centre[c] + R[3 * c] * q[0] + R[3 * c + 1] * q[1] + R[3 * c + 2] * q[2];
@@ -224,7 +224,7 @@ double body_shape_energy(const psb_body *b) {
     body_shape_fit(b, &whole, centre, R);
     for (int i = 0; i < b->n; i++) {
         double g[3];
-        shape_goal(b, centre, R, i, g);
+        body_shape_goal(b, centre, R, i, g);
         for (int c = 0; c < 3; c++) {
             sum += (g[c] - b->x[c][i]) * (g[c] - b->x[c][i]);
         }
@@ -238,7 +238,7 @@ void body_shape_forces(psb_body *b, const body_part *part) {
     body_shape_fit(b, part, centre, R);
     for (int i = part->i0; i < part->i1; i++) {
         double g[3];
-        shape_goal(b, centre, R, i, g);
+        body_shape_goal(b, centre, R, i, g);
         for (int c = 0; c < 3; c++) {
             b->f[c][i] += k * (g[c] - b->x[c][i]);
         }
@@ -366,7 +366,7 @@ void psb_body_shape_match(const psb_world *w, int body, psb_vec3 *goals, double 
     body_shape_fit(b, &whole, centre, R);
     for (int k = 0; goals && k < b->n; k++) {
         double g[3];
-        shape_goal(b, centre, R, k, g);
+        body_shape_goal(b, centre, R, k, g);
         goals[b->order[k]] = (psb_vec3){g[0], g[1], g[2]};
     }
     if (rotation) {

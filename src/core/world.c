@@ -104,6 +104,9 @@ psb_status psb_world_set_params(psb_world *w, const psb_params *params, psb_erro
     }
     for (int k = 0; k < w->body_count; k++) {
         status = body_size_rings(w->bodies[k], params->threads, err);
+        if (status == PSB_OK && params->integrator == PSB_IMPLICIT) {
+            status = body_prepare_implicit(w->bodies[k], err);
+        }
         if (status != PSB_OK) {
             return status;
         }
@@ -132,6 +135,10 @@ int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
     }
     psb_body *b = body_create(def, &w->params, w->time, err);
     if (!b) {
+        return -1;
+    }
+    if (w->params.integrator == PSB_IMPLICIT && body_prepare_implicit(b, err) != PSB_OK) {
+        body_destroy(b);
         return -1;
     }
     b->profile = w->profiling ? &w->profile : NULL;
@@ -230,6 +237,22 @@ void psb_world_set_profiling(psb_world *w, bool on) {
 
 psb_profile psb_world_profile(const psb_world *w) {
     return w->profile;
+}
+
+psb_solver_report psb_body_solver_report(const psb_world *w, int body) {
+    return world_body(w, body)->solver;
+}
+
+psb_solver_report psb_world_solver_report(const psb_world *w) {
+    psb_solver_report all = {0, 0, 0.0, true};
+    for (int k = 0; k < w->body_count; k++) {
+        const psb_solver_report r = w->bodies[k]->solver;
+        all.newton += r.newton;
+        all.iterations += r.iterations;
+        all.residual = fmax(all.residual, r.residual);
+        all.converged = all.converged && r.converged;
+    }
+    return all;
 }
 
 const char *psb_world_instruction_set(const psb_world *w) {
@@ -393,6 +416,7 @@ static const char *recover(psb_world *w, psb_body *b) {
 
 // Steps body b alone, on the threads it gets, and files the guard's verdict.
 static void step_body(psb_world *w, psb_body *b, int threads) {
+    b->solver = (psb_solver_report){0, 0, 0.0, w->params.integrator == PSB_IMPLICIT};
 #ifdef _OPENMP
     const verdict v = threads > 1 ? step_body_threaded(w, b, threads) : step_body_serial(w, b);
 #else

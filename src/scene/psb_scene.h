@@ -33,6 +33,7 @@ typedef struct psb_scene_config {
     double arena_half;    ///< walls at x, z = +-arena_half, m (> 0); they keep pokes in view
     double gas_scale[3];  ///< low, medium, high gas as multiples of psb_default_gas_nrt(kind)
     bool auto_substeps;   ///< raise params.substeps to what the bodies' stability estimate needs
+                          ///< (PSB_IMPLICIT: one sub-step instead)
     double shape_k;       ///< N/m: k_shape of the "shape" scene's shape-matched bodies (>= 0)
     double shape_damping; ///< 1/s: their shape_damping (>= 0)
     psb_vec3 flag_wind;   ///< m/s: the "flag" scene's wind (other scenes: params.wind)
@@ -95,8 +96,11 @@ psb_status psb_scene_add_mesh(psb_scene *scene, const psb_mesh *mesh, const char
 int psb_scene_stable_substeps(const psb_world *world, double margin);
 
 /// Recomputes substeps_needed after a change of the bodies' material (a
-/// stiffer spring needs a smaller sub-step) and, with auto_substeps, sets the
-/// world's sub-step count to the larger of config.params.substeps and it.
+/// stiffer spring needs a smaller sub-step) or of the integrator and, with
+/// auto_substeps, sets the world's sub-step count to the larger of
+/// config.params.substeps and it, or to 1 when the world's integrator is
+/// PSB_IMPLICIT (stable at any step; substeps_needed is still the explicit
+/// integrators' count).
 psb_status psb_scene_refresh_substeps(psb_scene *scene, psb_error *err);
 
 /// Frees the world and zeroes the scene. Safe on a zeroed scene.

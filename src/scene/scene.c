@@ -88,9 +88,12 @@ psb_status psb_scene_refresh_substeps(psb_scene *scene, psb_error *err) {
         return PSB_OK;
     }
     psb_params params = *psb_world_params(scene->world);
-    const int wanted = scene->config.params.substeps > scene->substeps_needed
-                           ? scene->config.params.substeps
-                           : scene->substeps_needed;
+    // The estimate is the explicit integrators' limit; the implicit one is
+    // stable at any step and is meant to take dt in one sub-step.
+    const int explicit_wanted = scene->config.params.substeps > scene->substeps_needed
+                                    ? scene->config.params.substeps
+                                    : scene->substeps_needed;
+    const int wanted = params.integrator == PSB_IMPLICIT ? 1 : explicit_wanted;
     if (params.substeps == wanted) {
         return PSB_OK;
     }

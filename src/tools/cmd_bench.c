@@ -23,10 +23,15 @@
 #include "psb_mesh.h"
 #include "psb_obj.h"
 #include "sim_options.h"
+#include "sim_output.h"
 
 enum { MAX_REPEATS = 64 };
 
 #define FRAME_S (1.0 / 60.0) // a world step, unless --substeps says otherwise
+
+// The implicit integrator's repeats are this many times fewer vertex-steps:
+// each of its sub-steps solves a linear system.
+#define IMPLICIT_FEWER 100.0
 
 typedef struct bench_args {
     const char *scene; ///< one scene name, or NULL for all
@@ -37,6 +42,8 @@ typedef struct bench_args {
     int repeats;       ///< timed repeats; 0 = 5 (3 with --quick)
     double damping;    ///< the springs' damping, N·s/m
     int integrator;    ///< a psb_integrator
+    double tol;        ///< implicit: the solver's tolerance, m/s²
+    int iterations;    ///< implicit: the most CG iterations per sub-step
     bool quick;        ///< the smaller scenes, fewer steps
     bool reference;    ///< also time the textbook implementation
     int format;        ///< 0 table, 1 kv
@@ -76,7 +83,7 @@ static const psb_option bench_table[] = {
      .help = "sub-steps per timed repeat, rounded up to whole world steps",
      .min = 1,
      .max = 1e9,
-     .default_text = "about 3e7 vertex-steps (3e6 with --quick)"},
+     .default_text = "about 3e7 vertex-steps (3e6 with --quick; implicit: 100 times fewer)"},
     {.name = "substeps",
      .type = PSB_OPT_INT,
      .offset = FIELD(substeps),
@@ -105,9 +112,27 @@ static const psb_option bench_table[] = {
     {.name = "integrator",
      .type = PSB_OPT_CHOICE,
      .offset = FIELD(integrator),
-     .help = "time integrator (--reference: symplectic only, the textbook's)",
+     .help = "time integrator (--reference: symplectic only, the textbook's; implicit: "
+             "sub-steps of 1/60 s, one a world step unless --substeps says)",
      .choice = psb_sim_integrator_choice,
      .choice_count = PSB_INTEGRATOR_COUNT},
+    {.name = "tol",
+     .type = PSB_OPT_NUMBER,
+     .offset = FIELD(tol),
+     .meta = "X",
+     .unit = "m/s^2",
+     .help = "implicit: a step is solved when the RMS over points of the unbalanced force per "
+             "unit mass is at most X",
+     .min = 0,
+     .max = INFINITY,
+     .min_open = true},
+    {.name = "iterations",
+     .type = PSB_OPT_INT,
+     .offset = FIELD(iterations),
+     .meta = "N",
+     .help = "implicit: the most conjugate-gradient iterations per sub-step",
+     .min = 1,
+     .max = 100000},
     {.name = "quick",
      .type = PSB_OPT_FLAG,
      .offset = FIELD(quick),
@@ -159,14 +184,15 @@ static double median(const double *v, int count) {
 typedef struct result {
     int vertices;
     long steps;
-    long substeps;           ///< sub-steps per world step
-    int threads;             ///< threads the body's step used
-    const char *isa;         ///< the kernels' instruction set
-    double median, min, max; ///< ns per vertex-step
-    psb_profile profile;     ///< summed over the timed repeats
-    double volume_drift;     ///< V_end / V_start - 1 over one repeat
-    double energy_drift;     ///< (E_end - E_start) / (sum of |energy terms| at the start)
-    double textbook;         ///< ns per vertex-step of the textbook version, or 0
+    long substeps;               ///< sub-steps per world step
+    int threads;                 ///< threads the body's step used
+    const char *isa;             ///< the kernels' instruction set
+    double median, min, max;     ///< ns per vertex-step
+    psb_profile profile;         ///< summed over the timed repeats
+    double volume_drift;         ///< V_end / V_start - 1 over one repeat
+    double energy_drift;         ///< (E_end - E_start) / (sum of |energy terms| at the start)
+    double textbook;             ///< ns per vertex-step of the textbook version, or 0
+    psb_sim_solver_stats solver; ///< implicit: the solver's work over the last repeat
 } result;
 
 // The first part of an OBJ file, holes filled, centred and scaled to a 0.5 m
@@ -208,6 +234,8 @@ static psb_status make_scene(const scene *sc, const bench_args *args, psb_mesh *
     }
     *params = psb_default_params();
     params->integrator = (psb_integrator)args->integrator;
+    params->solver_tol = args->tol;
+    params->solver_iterations = args->iterations;
     params->restitution = 1.0;
     params->friction = 0.0;
     params->threads = args->threads;
@@ -324,10 +352,14 @@ static int run_scene(const scene *sc, const bench_args *args, result *out) {
         return 1;
     }
     const int n = mesh.point_count;
-    long steps = args->steps > 0 ? args->steps : (long)ceil((args->quick ? 3e6 : 3e7) / n);
+    const bool implicit = params.integrator == PSB_IMPLICIT;
+    // An implicit sub-step is a whole linear solve: far fewer of them.
+    const double vertex_steps = (args->quick ? 3e6 : 3e7) / (implicit ? IMPLICIT_FEWER : 1.0);
+    long steps = args->steps > 0 ? args->steps : (long)ceil(vertex_steps / n);
     const int repeats = args->repeats > 0 ? args->repeats : (args->quick ? 3 : 5);
 
-    // The sub-step: half the stable estimate, found on a throwaway world.
+    // The sub-step: half the stable estimate, found on a throwaway world;
+    // the implicit integrator's is a 60 Hz frame, as it is meant to run.
     psb_world *probe = psb_world_create(&params, &err);
     if (!probe || psb_world_add_body(probe, &def, &err) < 0) {
         fprintf(stderr, "psb bench: %s: %s\n", sc->name, err.message);
@@ -335,7 +367,7 @@ static int run_scene(const scene *sc, const bench_args *args, result *out) {
         psb_mesh_free(&mesh);
         return 1;
     }
-    const double h = 0.5 * psb_body_stable_substep(probe, 0);
+    const double h = implicit ? FRAME_S : 0.5 * psb_body_stable_substep(probe, 0);
     // Start at the gas-spring equilibrium, so the volume drift measures the
     // integrator and not the body finding its size: all springs stretched
     // by sigma with ks sigma (sigma - 1) sum L0^2 = 3 nRT (exact for uniform
@@ -401,11 +433,16 @@ static int run_scene(const scene *sc, const bench_args *args, result *out) {
         out->isa = psb_world_instruction_set(w);
         const psb_body_state before = psb_body_measure(w, 0);
         psb_world_set_profiling(w, r > 0);
+        psb_sim_solver_stats solver = {0};
         const double start = now_ns();
         for (long k = 0; k < steps / substeps; k++) {
             psb_world_step(w);
+            if (implicit) {
+                psb_sim_solver_add(&solver, psb_world_solver_report(w));
+            }
         }
         times[r] = (now_ns() - start) / ((double)n * (double)steps);
+        out->solver = solver;
         if (r > 0) {
             add_profile(&out->profile, psb_world_profile(w));
         }
@@ -437,6 +474,12 @@ static void print_result(const char *name, const bench_args *args, const result 
     const double total = p->springs + p->gas + p->integrate + p->collide + p->guard;
     const double pct = total > 0.0 ? 100.0 / total : 0.0;
     const double steps_per_s = 1e9 / (r->median * r->vertices);
+    const bool implicit = args->integrator == PSB_IMPLICIT;
+    // The implicit solver's work per world step, over the last repeat.
+    const psb_sim_solver_stats *solver = &r->solver;
+    const double world_steps = solver->steps > 0 ? (double)solver->steps : 1.0;
+    const double newton = (double)solver->newton / world_steps;
+    const double iterations = (double)solver->iterations / world_steps;
     if (args->format == 1) {
         printf("scene=%s vertices=%d steps=%ld threads=%d substeps=%ld isa=%s integrator=%s "
                "ns_per_vertex_step=%.3f "
@@ -450,6 +493,11 @@ static void print_result(const char *name, const bench_args *args, const result 
         if (r->textbook > 0.0) {
             printf(" textbook_ns=%.3f speedup=%.2f", r->textbook, r->textbook / r->median);
         }
+        if (implicit) {
+            printf(" newton=%.3f iterations=%.3f iterations_max=%d residual=%.3e unconverged=%ld",
+                   newton, iterations, solver->iterations_max, solver->residual,
+                   solver->unconverged);
+        }
         printf("\n");
         return;
     }
@@ -461,6 +509,10 @@ static void print_result(const char *name, const bench_args *args, const result 
            p->guard * pct, r->volume_drift, r->energy_drift);
     if (r->textbook > 0.0) {
         printf("  %8.2f %6.2fx", r->textbook, r->textbook / r->median);
+    }
+    if (implicit) {
+        printf("  %6.2f %8.1f %9.2e%s", newton, iterations, solver->residual,
+               solver->unconverged > 0 ? " unconverged" : "");
     }
     printf("\n");
 }
@@ -483,17 +535,22 @@ static void print_help(FILE *out, bench_args *defaults) {
                  "public arrays) and the relative volume and energy drift over one repeat. A\n"
                  "world step (sub: its sub-steps) is one 60 Hz frame, as a viewer steps it, so\n"
                  "the blow-up check and the public copy, once per world step, weigh what they\n"
-                 "weigh there; --substeps sets it.\n"
+                 "weigh there; --substeps sets it. The implicit integrator steps 1/60 s at a\n"
+                 "time and also prints its Newton and conjugate-gradient iterations per world\n"
+                 "step and the last step's residual (m/s^2).\n"
                  "\n");
     psb_options_print_help(out, &group, 1);
 }
 
 int psb_cmd_bench(int argc, char **argv) {
+    const psb_params defaults = psb_default_params();
     bench_args args = {.scene = NULL,
                        .threads = 1,
                        .steps = 0,
                        .repeats = 0,
                        .integrator = PSB_SYMPLECTIC_EULER,
+                       .tol = defaults.solver_tol,
+                       .iterations = defaults.solver_iterations,
                        .format = 0};
     psb_option_group group = {"Benchmark", bench_table,
                               (int)(sizeof bench_table / sizeof bench_table[0]), &args, NULL};
@@ -536,10 +593,11 @@ int psb_cmd_bench(int argc, char **argv) {
         if (args.integrator != PSB_SYMPLECTIC_EULER) {
             printf("integrator: %s\n", psb_integrator_name((psb_integrator)args.integrator));
         }
-        printf("%-12s %8s %7s %5s %3s %8s %8s %8s %10s  %5s %5s %5s %5s %5s  %9s %9s%s\n", "scene",
-               "vertices", "steps", "sub", "thr", "ns/vs", "min", "max", "steps/s", "sprng", "gas",
-               "integ", "coll", "guard", "vol.drift", "E.drift",
-               args.reference ? "  textbook  ratio" : "");
+        printf("%-12s %8s %7s %5s %3s %8s %8s %8s %10s  %5s %5s %5s %5s %5s  %9s %9s%s%s\n",
+               "scene", "vertices", "steps", "sub", "thr", "ns/vs", "min", "max", "steps/s",
+               "sprng", "gas", "integ", "coll", "guard", "vol.drift", "E.drift",
+               args.reference ? "  textbook  ratio" : "",
+               args.integrator == PSB_IMPLICIT ? "  newton    iters  residual" : "");
     }
     for (int i = 0; i < SCENE_COUNT; i++) {
         const scene *sc = &scenes[i];

@@ -284,9 +284,13 @@ static double stable_substep(const psb_world *world) {
 
 // --substeps auto: the default count, or the smallest count n with
 // dt / n <= 0.9 h_stable, n = ceil(dt / (0.9 h_stable)), if that is more;
-// at most PSB_SIM_MAX_SUBSTEPS.
+// at most PSB_SIM_MAX_SUBSTEPS. The implicit integrator keeps its one
+// sub-step: the estimate is the explicit integrators' limit.
 static void choose_substeps(psb_world *world) {
     psb_params params = *psb_world_params(world);
+    if (params.integrator == PSB_IMPLICIT) {
+        return;
+    }
     const double needed = ceil(params.dt / (AUTO_SUBSTEP_MARGIN * stable_substep(world)));
     if (!(needed <= params.substeps)) {
         params.substeps = needed <= PSB_SIM_MAX_SUBSTEPS ? (int)needed : PSB_SIM_MAX_SUBSTEPS;
@@ -296,9 +300,12 @@ static void choose_substeps(psb_world *world) {
 }
 
 // Explicit integrators have a largest stable step; say so before a run that
-// would only blow up.
+// would only blow up. The implicit one has none.
 static void warn_if_unstable(const psb_world *world) {
     const psb_params *params = psb_world_params(world);
+    if (params->integrator == PSB_IMPLICIT) {
+        return;
+    }
     const double h = params->dt / params->substeps;
     const double h_max = stable_substep(world);
     if (h > h_max) {
@@ -381,8 +388,11 @@ int psb_cmd_sim(int argc, char **argv) {
         psb_sim_write_csv_row(csv, psb_world_time(world), &s);
     }
     int events = 0;
+    psb_sim_solver_stats solver = {0};
     for (long k = 1; k <= total; k++) {
-        if (psb_world_step(world) > 0) {
+        const int blown = psb_world_step(world);
+        psb_sim_solver_add(&solver, psb_world_solver_report(world));
+        if (blown > 0) {
             progress_clear(&bar);
             if (events < MAX_REPORTED_EVENTS) {
                 fprintf(stderr, "psb sim: step %ld (t = %g s): %s\n", k, psb_world_time(world),
@@ -403,9 +413,9 @@ int psb_cmd_sim(int argc, char **argv) {
 
     psb_sim_state final_state = psb_sim_measure(world);
     if (sim.summary) {
-        psb_sim_print_summary(world, &final_state);
+        psb_sim_print_summary(world, &final_state, &solver);
     } else {
-        psb_sim_print_report(world, what, substeps_auto, &final_state, wall);
+        psb_sim_print_report(world, what, substeps_auto, &final_state, &solver, wall);
     }
     if (events > 0) {
         fprintf(stderr, "psb sim: %d blow-up%s detected and recovered from\n", events,

@@ -355,9 +355,26 @@ static const psb_option run_table[] = {
      .offset = SIM_FIELD(substeps),
      .meta = "N|auto",
      .help = "integration sub-steps per world step; auto: 20, or more when the bodies' "
-             "stability estimate needs them (up to 10000)",
+             "stability estimate needs them (up to 10000); with implicit, 1",
      .parse = parse_substeps,
      .show = show_substeps},
+    {.name = "tol",
+     .type = PSB_OPT_NUMBER,
+     .offset = SIM_FIELD(params.solver_tol),
+     .meta = "X",
+     .unit = "m/s²",
+     .help = "implicit: a step is solved when the RMS over points of the unbalanced force per "
+             "unit mass is at most X",
+     .min = 0,
+     .max = INFINITY,
+     .min_open = true},
+    {.name = "iterations",
+     .type = PSB_OPT_INT,
+     .offset = SIM_FIELD(params.solver_iterations),
+     .meta = "N",
+     .help = "implicit: the most conjugate-gradient iterations per sub-step of one body",
+     .min = 1,
+     .max = 100000},
     {.name = "threads",
      .type = PSB_OPT_INT,
      .offset = SIM_FIELD(params.threads),
@@ -511,6 +528,8 @@ static const scene_param scene_params[] = {
     {"integrator", PARAM(integrator)},
     {"dt", PARAM(dt)},
     {"threads", PARAM(threads)},
+    {"tol", PARAM(solver_tol)},
+    {"iterations", PARAM(solver_iterations)},
 };
 
 // With --scene: the scene's own configuration, changed only where an option
@@ -642,9 +661,15 @@ bool psb_sim_options_read(int argc, char **argv, psb_shape_options *shape, psb_s
     }
     sim->params.integrator = (psb_integrator)sim->integrator;
     sim->params.floor = !sim->no_floor;
-    // auto starts from the default count and raises it once the bodies exist.
-    sim->params.substeps =
-        sim->substeps.automatic ? psb_default_params().substeps : sim->substeps.count;
+    // auto starts from the default count and raises it once the bodies exist;
+    // the implicit integrator is stable at any step and takes one sub-step.
+    if (!sim->substeps.automatic) {
+        sim->params.substeps = sim->substeps.count;
+    } else if (sim->params.integrator == PSB_IMPLICIT) {
+        sim->params.substeps = 1;
+    } else {
+        sim->params.substeps = psb_default_params().substeps;
+    }
     psb_error err = {0};
     if (psb_params_validate(&sim->params, &err) != PSB_OK ||
         psb_body_params_validate(&sim->params.body, &err) != PSB_OK) {

@@ -82,6 +82,22 @@ psb_sim_state psb_sim_measure(const psb_world *world) {
     };
 }
 
+void psb_sim_solver_add(psb_sim_solver_stats *stats, psb_solver_report report) {
+    stats->steps++;
+    stats->newton += report.newton;
+    stats->iterations += report.iterations;
+    stats->newton_max = report.newton > stats->newton_max ? report.newton : stats->newton_max;
+    stats->iterations_max =
+        report.iterations > stats->iterations_max ? report.iterations : stats->iterations_max;
+    stats->residual = report.residual;
+    stats->unconverged += !report.converged;
+}
+
+// The mean of a sum over the solver's steps (0 with no steps).
+static double per_step(const psb_sim_solver_stats *solver, long sum) {
+    return solver->steps > 0 ? (double)sum / (double)solver->steps : 0.0;
+}
+
 void psb_sim_write_csv_header(FILE *csv) {
     fputs("t,volume,pressure,kinetic,spring,gas,gravity,energy,"
           "mean_radius,centroid_x,centroid_y,centroid_z,min_y,shape\n",
@@ -94,7 +110,8 @@ void psb_sim_write_csv_row(FILE *csv, double t, const psb_sim_state *s) {
             s->mean_radius, s->centroid.x, s->centroid.y, s->centroid.z, s->min_y, s->shape);
 }
 
-void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s) {
+void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s,
+                           const psb_sim_solver_stats *solver) {
     printf("time=%.9g\n", psb_world_time(world));
     printf("steps=%ld\n", psb_world_step_count(world));
     printf("points=%d\n", s->points);
@@ -114,10 +131,19 @@ void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s) {
     printf("bodies=%d\n", s->bodies);
     printf("shape=%.9g\n", s->shape);
     printf("pinned=%d\n", s->pinned);
+    if (psb_world_params(world)->integrator == PSB_IMPLICIT) {
+        printf("newton_mean=%.9g\n", per_step(solver, solver->newton));
+        printf("newton_max=%d\n", solver->newton_max);
+        printf("iterations_mean=%.9g\n", per_step(solver, solver->iterations));
+        printf("iterations_max=%d\n", solver->iterations_max);
+        printf("residual=%.9g\n", solver->residual);
+        printf("unconverged_steps=%ld\n", solver->unconverged);
+    }
 }
 
 void psb_sim_print_report(const psb_world *world, const char *what, bool substeps_auto,
-                          const psb_sim_state *s, double wall_seconds) {
+                          const psb_sim_state *s, const psb_sim_solver_stats *solver,
+                          double wall_seconds) {
     const psb_params *p = psb_world_params(world);
     const int bodies = psb_world_body_count(world);
     int rings = 0;
@@ -144,9 +170,9 @@ void psb_sim_print_report(const psb_world *world, const char *what, bool substep
     if (!ring) {
         printf(", %ld triangles", triangles);
     }
-    printf("\n  %s, dt %g s in %d sub-steps%s, gravity %g m/s², ",
-           psb_integrator_name(p->integrator), p->dt, p->substeps, substeps_auto ? " (auto)" : "",
-           p->gravity);
+    printf("\n  %s, dt %g s in %d sub-step%s%s, gravity %g m/s², ",
+           psb_integrator_name(p->integrator), p->dt, p->substeps, p->substeps == 1 ? "" : "s",
+           substeps_auto ? " (auto)" : "", p->gravity);
     if (p->floor) {
         printf("floor at y = %g m\n", p->floor_y);
     } else {
@@ -154,6 +180,18 @@ void psb_sim_print_report(const psb_world *world, const char *what, bool substep
     }
     printf("  ran %ld steps, %g s simulated, in %.3g s\n", psb_world_step_count(world),
            psb_world_time(world), wall_seconds);
+    if (p->integrator == PSB_IMPLICIT) {
+        printf("  solver       Newton %.3g a step (max %d), CG %.4g a step (max %d)\n",
+               per_step(solver, solver->newton), solver->newton_max,
+               per_step(solver, solver->iterations), solver->iterations_max);
+        printf("  residual     %.3g m/s² after the last step (tol %g); ", solver->residual,
+               p->solver_tol);
+        if (solver->unconverged == 0) {
+            printf("every step converged\n");
+        } else {
+            printf("%ld of %ld steps not converged\n", solver->unconverged, solver->steps);
+        }
+    }
     const char *volume_unit = ring ? "m² (area)" : mixed ? "(m² of 2D areas and m³ summed)" : "m³";
     const char *each = bodies > 1 ? ", mean over the bodies" : "";
     printf("  volume       %.6g %s (rest %.6g)\n", s->volume, volume_unit, s->rest_volume);

@@ -35,6 +35,22 @@ typedef struct psb_sim_state {
 /// Measures every body of the world and combines them as described above.
 psb_sim_state psb_sim_measure(const psb_world *world);
 
+/// What the implicit solver did over a run, gathered one world step at a
+/// time from psb_world_solver_report (so each step's counts are summed over
+/// the bodies and its residual is the largest body's).
+typedef struct psb_sim_solver_stats {
+    long steps;         ///< world steps gathered
+    long newton;        ///< Newton iterations, summed over the steps
+    long iterations;    ///< conjugate-gradient iterations, summed over the steps
+    int newton_max;     ///< most Newton iterations in one step
+    int iterations_max; ///< most conjugate-gradient iterations in one step
+    double residual;    ///< the last step's residual, m/s²
+    long unconverged;   ///< steps in which some body missed solver_tol
+} psb_sim_solver_stats;
+
+/// Adds one world step's report to stats (zero-initialised before the first).
+void psb_sim_solver_add(psb_sim_solver_stats *stats, psb_solver_report report);
+
 /// Writes the CSV header line: t volume pressure kinetic spring gas gravity
 /// energy mean_radius centroid_x centroid_y centroid_z min_y shape.
 void psb_sim_write_csv_header(FILE *csv);
@@ -45,14 +61,19 @@ void psb_sim_write_csv_row(FILE *csv, double t, const psb_sim_state *s);
 /// Prints the key=value lines of --summary on stdout: time steps points
 /// volume pressure mean_radius kinetic spring gas gravity_pe energy
 /// centroid_x centroid_y centroid_z min_y blowups bodies shape pinned (the
-/// last two added with shape matching and pins, after the older keys).
-void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s);
+/// last two added with shape matching and pins, after the older keys); with
+/// the implicit integrator then newton_mean newton_max iterations_mean
+/// iterations_max residual unconverged_steps from solver (per world step).
+void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s,
+                           const psb_sim_solver_stats *solver);
 
 /// Prints the readable report on stdout: `what` describes the bodies' source
 /// ("icosphere level 3, radius 0.5 m"), substeps_auto says whether the
-/// sub-step count was chosen by `--substeps auto`, wall_seconds is how long
-/// the run took.
+/// sub-step count was chosen by `--substeps auto`, solver is the implicit
+/// solver's work (reported with that integrator only), wall_seconds is how
+/// long the run took.
 void psb_sim_print_report(const psb_world *world, const char *what, bool substeps_auto,
-                          const psb_sim_state *s, double wall_seconds);
+                          const psb_sim_state *s, const psb_sim_solver_stats *solver,
+                          double wall_seconds);
 
 #endif

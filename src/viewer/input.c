@@ -568,6 +568,17 @@ static void toggle_wind(app *a) {
     }
 }
 
+// I and shift+I: the next or previous integrator (step 1 or COUNT - 1).
+// app_apply_controls chooses the sub-steps again: with --substeps auto, one
+// for implicit (stable at any step), the stable count for the others.
+static void cycle_integrator(app *a, int step) {
+    a->integrator = (psb_integrator)(((int)a->integrator + step) % PSB_INTEGRATOR_COUNT);
+    app_apply_controls(a);
+    const int substeps = psb_world_params(a->scene.world)->substeps;
+    app_message(a, false, "integrator: %s, %d sub-step%s", psb_integrator_name(a->integrator),
+                substeps, substeps == 1 ? "" : "s");
+}
+
 // Digits pick a scene of the list; Tab and shift+Tab step through it.
 static void scene_key(app *a, int key, int mods) {
     const int entries = app_scene_entries(a);
@@ -607,12 +618,7 @@ void input_key(app *a, int key, int action, int mods) {
         app_message(a, false, "gravity %s", a->gravity_on ? "on" : "off");
         break;
     case GLFW_KEY_I:
-        a->integrator =
-            (psb_integrator)(((int)a->integrator +
-                              ((mods & GLFW_MOD_SHIFT) ? PSB_INTEGRATOR_COUNT - 1 : 1)) %
-                             PSB_INTEGRATOR_COUNT);
-        app_apply_controls(a);
-        app_message(a, false, "integrator: %s", psb_integrator_name(a->integrator));
+        cycle_integrator(a, (mods & GLFW_MOD_SHIFT) ? PSB_INTEGRATOR_COUNT - 1 : 1);
         break;
     case GLFW_KEY_V:
         toggle_overlay(a, OVERLAY_VELOCITY, "velocity vectors");

@@ -96,6 +96,11 @@ void output_report(const app *a, FILE *out) {
     fprintf(out, "integrator=%s\ngravity=%g\ngas_scale=%g\nstiffness_scale=%g\npaused=%d\n",
             psb_integrator_name(p->integrator), p->gravity, a->gas_scale, a->stiffness_scale,
             a->paused);
+    // The implicit solver on the last world step (zeros for the explicit integrators).
+    const psb_solver_report solver = psb_world_solver_report(w);
+    fprintf(out,
+            "solver_newton=%d\nsolver_iterations=%d\nsolver_residual=%.6g\nsolver_converged=%d\n",
+            solver.newton, solver.iterations, solver.residual, solver.converged);
     print_vec(out, "wind", p->wind);
     fprintf(out, "wind_turbulence=%g\nwind_on=%d\n", p->wind_turbulence, psb_params_wind_blows(p));
     fprintf(out, "shader_dir=%s\n", a->shader_dir);

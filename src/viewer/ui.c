@@ -126,8 +126,28 @@ static void wind_shape_line(const app *a, char *t, size_t size) {
     }
 }
 
-// Top left of the 2D view: the scene, frame rate, time, the integrator and
-// the parameters.
+// The implicit solver on the last world step: "iters N  newton M  res X
+// m/s^2", marked when it missed the tolerance. False when it was not met.
+static bool solver_line(const app *a, char *t, size_t size) {
+    const psb_solver_report r = psb_world_solver_report(a->scene.world);
+    if (r.newton == 0 && !r.converged) {
+        // Nothing solved yet: the report is an explicit step's zeros.
+        snprintf(t, size, "iters -  res -  (no implicit step yet)");
+        return true;
+    }
+    const double tol = psb_world_params(a->scene.world)->solver_tol;
+    if (r.converged) {
+        snprintf(t, size, "iters %d  newton %d  res %.2g m/s^2 (tol %g)", r.iterations, r.newton,
+                 r.residual, tol);
+    } else {
+        snprintf(t, size, "iters %d  newton %d  res %.2g m/s^2  NOT CONVERGED", r.iterations,
+                 r.newton, r.residual);
+    }
+    return r.converged;
+}
+
+// Top left of the 2D view: the scene, frame rate, time, the integrator (with
+// the implicit solver's work) and the parameters.
 static void status_panel(app *a) {
     const float s = a->ui_scale, pad = 6.0f * s, lh = LINE * s;
     const psb_params *p = psb_world_params(a->scene.world);
@@ -139,7 +159,9 @@ static void status_panel(app *a) {
     char t[TEXT_MAX];
     scene_line(a, t, sizeof t);
     const int scene_lines = (int)ceilf(1.1f * ui_text_width(a, t, s) / w);
-    const int lines = 7 + (scene_lines < 3 ? scene_lines : 3) + (event[0] ? 2 : 0);
+    const bool implicit = p->integrator == PSB_IMPLICIT;
+    const int lines =
+        7 + (implicit ? 1 : 0) + (scene_lines < 3 ? scene_lines : 3) + (event[0] ? 2 : 0);
     panel(a, x - pad * 0.5f, y0 - pad * 0.5f, w + pad, lines * lh + pad, 0.72f);
     float y = y0;
     y += lh * (float)text_wrapped(a, x, y, s, warn, t, w, 3);
@@ -160,16 +182,27 @@ static void status_panel(app *a) {
         snprintf(t, sizeof t, "slow motion: one step of %d sub-steps costs %.0f ms", p->substeps,
                  a->substep_ms * p->substeps);
     } else {
-        snprintf(t, sizeof t, "%.0f steps/s x %d sub-steps   physics %.2f ms/frame", a->steps_per_s,
-                 p->substeps, a->sim_ms);
+        snprintf(t, sizeof t, "%.0f steps/s x %d sub-step%s   physics %.2f ms/frame",
+                 a->steps_per_s, p->substeps, p->substeps == 1 ? "" : "s", a->sim_ms);
     }
     ui_text(a, x, y, s, a->slow_motion ? warn : white, t);
     y += lh;
-    snprintf(t, sizeof t, "%s  dt %.2f ms  h %.3f ms (stable < %.3f ms)%s",
-             psb_integrator_name(p->integrator), 1000.0 * p->dt, 1000.0 * p->dt / p->substeps,
-             1000.0 * a->scene.stable_substep, a->paused ? "  PAUSED" : "");
+    if (implicit) {
+        snprintf(t, sizeof t, "%s  dt %.2f ms  h %.3f ms (stable at any h)%s",
+                 psb_integrator_name(p->integrator), 1000.0 * p->dt, 1000.0 * p->dt / p->substeps,
+                 a->paused ? "  PAUSED" : "");
+    } else {
+        snprintf(t, sizeof t, "%s  dt %.2f ms  h %.3f ms (stable < %.3f ms)%s",
+                 psb_integrator_name(p->integrator), 1000.0 * p->dt, 1000.0 * p->dt / p->substeps,
+                 1000.0 * a->scene.stable_substep, a->paused ? "  PAUSED" : "");
+    }
     ui_text(a, x, y, s, a->paused ? warn : white, t);
     y += lh;
+    if (implicit) {
+        const bool converged = solver_line(a, t, sizeof t);
+        ui_text(a, x, y, s, converged ? white : warn, t);
+        y += lh;
+    }
     snprintf(t, sizeof t, "g %.3g m/s^2   ks %.4g N/m   kd %.3g N*s/m   mass %.3g kg", p->gravity,
              m->spring_k, m->spring_damping, m->mass);
     ui_text(a, x, y, s, dim, t);
@@ -295,7 +328,7 @@ static void help_overlay(app *a) {
         {"R", "reset the bodies"},
         {"+  -", "gas amount up / down (x1.25)"},
         {"]  [", "spring stiffness up / down (x1.25)"},
-        {"I  (shift+I)", "next (previous) integrator"},
+        {"I  (shift+I)", "next (previous) integrator: euler .. implicit"},
         {"G", "gravity on / off"},
         {"T", "pin / unpin the held point (or the one under the cursor)"},
         {"M", "shape matching on / off for every body"},
