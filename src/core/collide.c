@@ -87,7 +87,7 @@ bool world_has_obstacles(const psb_world *w) {
 // The points [i0, i1) of b out of the colliders, with restitution and
 // friction for those inside, or touching within slack.
 static void collide_range(psb_body *b, const psb_world *w, int i0, int i1, double h,
-                          bool with_floor, double slack) {
+                          bool with_floor, bool with_spheres, double slack) {
     const psb_params *p = &w->params;
     const double keep = exp(-p->friction * h);
     const bool ring = b->kind == PSB_RING;
@@ -103,7 +103,7 @@ static void collide_range(psb_body *b, const psb_world *w, int i0, int i1, doubl
         if (p->walls) {
             resolve_walls(p, &x, &v, ring, keep, slack);
         }
-        for (int s = 0; s < w->sphere_count; s++) {
+        for (int s = 0; with_spheres && s < w->sphere_count; s++) {
             resolve_sphere(w->sphere_centre[s], w->sphere_radius[s], p, &x, &v, ring, keep, slack);
         }
         b->x[0][k] = x.x;
@@ -116,48 +116,9 @@ static void collide_range(psb_body *b, const psb_world *w, int i0, int i1, doubl
 }
 
 void body_collide(psb_body *b, const psb_world *w, int i0, int i1, double h, bool with_floor) {
-    collide_range(b, w, i0, i1, h, with_floor, 0.0);
+    collide_range(b, w, i0, i1, h, with_floor, true, 0.0);
 }
 
 void body_collide_touching(psb_body *b, const psb_world *w, int i0, int i1, double h) {
-    collide_range(b, w, i0, i1, h, true, TOUCH_SLACK);
-}
-
-void world_push_out(const psb_world *w, bool ring, double x[3]) {
-    const psb_params *p = &w->params;
-    if (p->floor && x[1] < p->floor_y) {
-        x[1] = p->floor_y;
-    }
-    if (p->walls) {
-        const double lo[3] = {p->walls_min.x, p->walls_min.y, p->walls_min.z};
-        const double hi[3] = {p->walls_max.x, p->walls_max.y, p->walls_max.z};
-        for (int a = 0; a < (ring ? 2 : 3); a++) {
-            x[a] = x[a] < lo[a] ? lo[a] : x[a] > hi[a] ? hi[a] : x[a];
-        }
-    }
-    for (int s = 0; s < w->sphere_count; s++) {
-        psb_vec3 centre = w->sphere_centre[s];
-        double radius = w->sphere_radius[s];
-        if (ring) {
-            const double r2 = radius * radius - centre.z * centre.z;
-            if (r2 <= 0.0) {
-                continue;
-            }
-            radius = sqrt(r2);
-            centre.z = 0.0;
-        }
-        const double d[3] = {x[0] - centre.x, x[1] - centre.y, x[2] - centre.z};
-        const double dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-        if (dist2 >= radius * radius) {
-            continue;
-        }
-        const double dist = sqrt(dist2);
-        if (dist > 0.0) {
-            for (int c = 0; c < 3; c++) {
-                x[c] = (c == 0 ? centre.x : c == 1 ? centre.y : centre.z) + d[c] * radius / dist;
-            }
-        } else {
-            x[1] = centre.y + radius; // at the very centre: up
-        }
-    }
+    collide_range(b, w, i0, i1, h, true, false, TOUCH_SLACK);
 }

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "implicit_mg.h"
 #include "internal.h"
 
 enum {
@@ -58,6 +59,10 @@ enum {
 // would end the step a distance s inside a collider ends it s / (1 + this)
 // inside instead, and is then moved out.
 #define CONTACT_STIFFNESS 1e4
+// How close to a collider's surface (relative to 1 + |its offset|, m) a
+// point counts as on it: the line search leaves points exactly there, and a
+// sphere's plane, renewed each step, sits a rounding's width off them.
+#define TOUCH 1e-9
 // Armijo's sufficient decrease: G(x + a d) <= G(x) + ARMIJO a grad G . d.
 #define ARMIJO 1e-4
 
@@ -67,11 +72,13 @@ typedef struct implicit_work {
     int *adj_other;   // the other end, internal index
     double *adj_rest; // rest length, m
     double *adj_u0;   // 3 per slot: direction x_i - x_j at the step's start
-    double *adj_k;    // 6 per slot: the spring's Hessian block (xx xy xz yy yz zz), N/m
+    double *adj_b;    // 9 per slot: H's block (i, j), springs and gas, row-major, N/m
     // Triangles per point (shells and cloths): for each, its other corners
     // j, k so that (i, j, k) is the triangle's own order.
     int *tri_start;
     int *tri_jk;
+    int *tri_slot;    // 2 per: the slots of the springs i-j and i-k (-1: none)
+    mg_hierarchy *mg; // the multigrid preconditioner (NULL: point by point)
     // Rings: each point's neighbours along the ring (internal).
     int *ring_next, *ring_prev;
     double *y[3];       // inertial target, m
@@ -84,9 +91,11 @@ typedef struct implicit_work {
     double *xs[3];      // the line search's base point, m
     double *wv[3];      // S D^-1 S g
     double *cn[3];      // the contact constraint's normal at each point, or 0
-    double *diag;       // 6 per point: the Hessian's own block without the gas, N/m
-    double *dinv;       // 6 per point: its inverse
-    double *sums;       // SUMS per chunk
+    double *plane_n[3]; // each point's sphere plane n . x >= plane_d (n = 0: none)
+    double *plane_d;
+    double *diag; // 6 per point: the Hessian's own block without the gas, N/m
+    double *dinv; // 6 per point: its inverse
+    double *sums; // SUMS per chunk
 } implicit_work;
 
 // What one thread knows during a sub-step; every thread of the team holds
@@ -109,7 +118,9 @@ typedef struct step_ctx {
     double sigma;                       // Sherman-Morrison: c / (1 + c g . D^-1 g)
     double centre[3], rotation[9];      // the shape fit at the current iterate
     double grab_c;                      // the grab's damping, N s/m
-    int base; // W->gbuf[base] is the gradient at the iterate; evaluate fills the other
+    int base;      // W->gbuf[base] is the gradient at the iterate; evaluate fills the other
+    bool use_mg;   // precondition with the multigrid (until it fails in this sub-step)
+    bool touching; // the last evaluation found points on or in a collider
 } step_ctx;
 
 // The gradient of G at the iterate, N.
@@ -136,7 +147,9 @@ void implicit_work_destroy(implicit_work *W) {
     free(W->adj_other);
     free(W->adj_rest);
     free(W->adj_u0);
-    free(W->adj_k);
+    free(W->adj_b);
+    free(W->tri_slot);
+    mg_destroy(W->mg);
     free(W->tri_start);
     free(W->tri_jk);
     free(W->ring_next);
@@ -152,6 +165,8 @@ void implicit_work_destroy(implicit_work *W) {
     free3(W->xs);
     free3(W->wv);
     free3(W->cn);
+    free3(W->plane_n);
+    free(W->plane_d);
     free(W->diag);
     free(W->dinv);
     free(W->sums);
@@ -166,6 +181,16 @@ static bool alloc3(double *a[3], size_t n) {
         }
     }
     return true;
+}
+
+// The slot of point i's spring to j, or -1.
+static int find_slot(const implicit_work *W, int i, int j) {
+    for (int slot = W->adj_start[i]; slot < W->adj_start[i + 1]; slot++) {
+        if (W->adj_other[slot] == j) {
+            return slot;
+        }
+    }
+    return -1;
 }
 
 // The topology the solver walks, in internal order.
@@ -187,8 +212,8 @@ static bool build_topology(const psb_body *b, implicit_work *W) {
     W->adj_other = malloc((slots ? slots : 1) * sizeof(int));
     W->adj_rest = malloc((slots ? slots : 1) * sizeof(double));
     W->adj_u0 = malloc((slots ? slots : 1) * 3 * sizeof(double));
-    W->adj_k = malloc((slots ? slots : 1) * 6 * sizeof(double));
-    if (!fill || !W->adj_other || !W->adj_rest || !W->adj_u0 || !W->adj_k) {
+    W->adj_b = malloc((slots ? slots : 1) * 9 * sizeof(double));
+    if (!fill || !W->adj_other || !W->adj_rest || !W->adj_u0 || !W->adj_b) {
         free(fill);
         return false;
     }
@@ -217,8 +242,9 @@ static bool build_topology(const psb_body *b, implicit_work *W) {
     }
     W->tri_start = calloc((size_t)n + 1, sizeof(int));
     W->tri_jk = malloc(((size_t)6 * (size_t)b->tri_count + 1) * sizeof(int));
+    W->tri_slot = malloc(((size_t)6 * (size_t)b->tri_count + 1) * sizeof(int));
     int *at = calloc((size_t)n, sizeof(int));
-    if (!W->tri_start || !W->tri_jk || !at) {
+    if (!W->tri_start || !W->tri_jk || !W->tri_slot || !at) {
         free(at);
         return false;
     }
@@ -236,6 +262,8 @@ static bool build_topology(const psb_body *b, implicit_work *W) {
             const int slot = W->tri_start[i] + at[i]++;
             W->tri_jk[2 * slot] = j;
             W->tri_jk[2 * slot + 1] = k;
+            W->tri_slot[2 * slot] = find_slot(W, i, j);
+            W->tri_slot[2 * slot + 1] = find_slot(W, i, k);
         }
     }
     free(at);
@@ -251,12 +279,18 @@ psb_status body_prepare_implicit(psb_body *b, psb_error *err) {
     bool ok = W && build_topology(b, W) && alloc3(W->y, n) && alloc3(W->gbuf[0], n) &&
               alloc3(W->gbuf[1], n) && alloc3(W->d, n) && alloc3(W->r, n) && alloc3(W->z, n) &&
               alloc3(W->p, n) && alloc3(W->q, n) && alloc3(W->xs, n) && alloc3(W->wv, n) &&
-              alloc3(W->cn, n);
+              alloc3(W->cn, n) && alloc3(W->plane_n, n);
     if (ok) {
         W->diag = calloc(6 * n, sizeof(double));
         W->dinv = calloc(6 * n, sizeof(double));
         W->sums = calloc((size_t)b->chunk_count * SUMS, sizeof(double));
-        ok = W->diag && W->dinv && W->sums;
+        W->plane_d = calloc(n, sizeof(double));
+        ok = W->diag && W->dinv && W->sums && W->plane_d;
+    }
+    if (ok) {
+        bool no_memory = false;
+        W->mg = mg_create(b->n, W->adj_start, W->adj_other, &no_memory);
+        ok = !no_memory;
     }
     if (!ok) {
         implicit_work_destroy(W);
@@ -489,59 +523,141 @@ static double penalty(double kc, double depth, double slack, const double n[3], 
     return energy;
 }
 
-// The penalties of the floor, the walls and the spheres for a point at x,
-// added to grad (which holds the other forces' gradient) and H; rg starts
-// as a copy of grad and loses the reactions of the surfaces it presses on.
-// Counts the surfaces it is in or on into *touches.
-static double contact_penalty(const psb_world *w, bool ring, double kc, const double x[3],
+// The penalties of the floor, the walls and point i's sphere plane for a
+// point at x, added to grad (which holds the other forces' gradient) and
+// H; rg starts as a copy of grad and loses the reactions of the surfaces
+// it presses on. Counts the surfaces it is in or on into *touches.
+static double contact_penalty(const step_ctx *s, int i, double kc, const double x[3],
                               double grad[3], double rg[3], double *H, double cn[3], int *touches) {
-    const psb_params *p = &w->params;
+    const psb_params *p = &s->w->params;
     double energy = 0.0;
     if (p->floor) {
         const double up[3] = {0.0, 1.0, 0.0};
-        energy += penalty(kc, p->floor_y - x[1], 1e-12 * (1.0 + fabs(p->floor_y)), up, grad, rg, H,
+        energy += penalty(kc, p->floor_y - x[1], TOUCH * (1.0 + fabs(p->floor_y)), up, grad, rg, H,
                           cn, touches);
     }
     if (p->walls) {
         const double lo[3] = {p->walls_min.x, p->walls_min.y, p->walls_min.z};
         const double hi[3] = {p->walls_max.x, p->walls_max.y, p->walls_max.z};
-        for (int a = 0; a < (ring ? 2 : 3); a++) {
+        for (int a = 0; a < (s->ring ? 2 : 3); a++) {
             double n[3] = {0.0, 0.0, 0.0};
             n[a] = 1.0;
             energy +=
-                penalty(kc, lo[a] - x[a], 1e-12 * (1.0 + fabs(lo[a])), n, grad, rg, H, cn, touches);
+                penalty(kc, lo[a] - x[a], TOUCH * (1.0 + fabs(lo[a])), n, grad, rg, H, cn, touches);
             n[a] = -1.0;
             energy +=
-                penalty(kc, x[a] - hi[a], 1e-12 * (1.0 + fabs(hi[a])), n, grad, rg, H, cn, touches);
+                penalty(kc, x[a] - hi[a], TOUCH * (1.0 + fabs(hi[a])), n, grad, rg, H, cn, touches);
         }
     }
-    for (int k = 0; k < w->sphere_count; k++) {
-        psb_vec3 centre = w->sphere_centre[k];
-        double radius = w->sphere_radius[k];
-        if (ring) {
-            // A ring sees the sphere's cross-section with its plane z = 0.
-            const double r2 = radius * radius - centre.z * centre.z;
-            if (r2 <= 0.0) {
-                continue;
-            }
-            radius = sqrt(r2);
-            centre.z = 0.0;
-        }
-        const double d[3] = {x[0] - centre.x, x[1] - centre.y, x[2] - centre.z};
-        const double dist = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-        const double slack = 1e-9 * radius;
-        if (dist >= radius + slack) {
-            continue;
-        }
-        double n[3] = {0.0, 1.0, 0.0}; // at the very centre: up
-        if (dist > 0.0) {
-            n[0] = d[0] / dist;
-            n[1] = d[1] / dist;
-            n[2] = d[2] / dist;
-        }
-        energy += penalty(kc, radius - dist, slack, n, grad, rg, H, cn, touches);
+    double n[3];
+    load(s->W->plane_n, i, n);
+    if (n[0] != 0.0 || n[1] != 0.0 || n[2] != 0.0) {
+        const double d = s->W->plane_d[i];
+        energy += penalty(kc, d - (n[0] * x[0] + n[1] * x[1] + n[2] * x[2]),
+                          TOUCH * (1.0 + fabs(d)), n, grad, rg, H, cn, touches);
     }
     return energy;
+}
+
+// Moves x, a trial position of point i, out of the floor, the walls and
+// its sphere plane (along their normals: each is a half-space).
+static void push_out(const step_ctx *s, int i, double x[3]) {
+    const psb_params *p = &s->w->params;
+    if (p->floor && x[1] < p->floor_y) {
+        x[1] = p->floor_y;
+    }
+    if (p->walls) {
+        const double lo[3] = {p->walls_min.x, p->walls_min.y, p->walls_min.z};
+        const double hi[3] = {p->walls_max.x, p->walls_max.y, p->walls_max.z};
+        for (int a = 0; a < (s->ring ? 2 : 3); a++) {
+            x[a] = x[a] < lo[a] ? lo[a] : x[a] > hi[a] ? hi[a] : x[a];
+        }
+    }
+    const implicit_work *W = s->W;
+    const double n[3] = {W->plane_n[0][i], W->plane_n[1][i], W->plane_n[2][i]};
+    const double in = W->plane_d[i] - (n[0] * x[0] + n[1] * x[1] + n[2] * x[2]);
+    if (in > 0.0) {
+        for (int c = 0; c < 3; c++) {
+            x[c] += in * n[c];
+        }
+    }
+}
+
+// A static sphere is curved; within one step each point sees the nearest
+// one as the plane that touches it where the point started (the sphere lies
+// behind that plane, so a point outside the plane is outside the sphere):
+// n . x >= d, with n the sphere's normal at x_n. Only a point that moves
+// toward the sphere by more than its gap in one step meets its plane.
+static void sphere_planes(step_ctx *s) {
+    const psb_world *w = s->w;
+    implicit_work *W = s->W;
+    const psb_body *b = s->b;
+    for (int i = s->part->i0; i < s->part->i1; i++) {
+        const double x[3] = {b->x[0][i], b->x[1][i], b->x[2][i]};
+        double best = INFINITY;
+        W->plane_n[0][i] = W->plane_n[1][i] = W->plane_n[2][i] = 0.0;
+        W->plane_d[i] = 0.0;
+        for (int k = 0; k < w->sphere_count; k++) {
+            psb_vec3 centre = w->sphere_centre[k];
+            double radius = w->sphere_radius[k];
+            if (s->ring) {
+                // A ring sees the sphere's cross-section with its plane z = 0.
+                const double r2 = radius * radius - centre.z * centre.z;
+                if (r2 <= 0.0) {
+                    continue;
+                }
+                radius = sqrt(r2);
+                centre.z = 0.0;
+            }
+            const double c[3] = {centre.x, centre.y, centre.z};
+            const double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+            const double dist = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            const double gap = dist - radius;
+            if (!(gap < best)) {
+                continue;
+            }
+            best = gap;
+            double n[3] = {0.0, 1.0, 0.0}; // at the very centre: up
+            if (dist > 0.0) {
+                n[0] = d[0] / dist;
+                n[1] = d[1] / dist;
+                n[2] = d[2] / dist;
+            }
+            for (int e = 0; e < 3; e++) {
+                W->plane_n[e][i] = n[e];
+            }
+            W->plane_d[i] = n[0] * c[0] + n[1] * c[1] + n[2] * c[2] + radius;
+        }
+    }
+}
+
+// After the step: restitution and friction for the points on their sphere
+// plane (within rounding), as collide.c does for the floor and the walls.
+static void sphere_plane_response(const step_ctx *s) {
+    const psb_params *p = &s->w->params;
+    const implicit_work *W = s->W;
+    psb_body *b = s->b;
+    const double keep = exp(-p->friction * s->h);
+    for (int i = s->part->i0; i < s->part->i1; i++) {
+        const double n[3] = {W->plane_n[0][i], W->plane_n[1][i], W->plane_n[2][i]};
+        if (n[0] == 0.0 && n[1] == 0.0 && n[2] == 0.0) {
+            continue;
+        }
+        const double d = W->plane_d[i];
+        const double gap = n[0] * b->x[0][i] + n[1] * b->x[1][i] + n[2] * b->x[2][i] - d;
+        if (gap > 1e-9 * (1.0 + fabs(d))) {
+            continue;
+        }
+        double vn = n[0] * b->v[0][i] + n[1] * b->v[1][i] + n[2] * b->v[2][i];
+        const double vt[3] = {b->v[0][i] - vn * n[0], b->v[1][i] - vn * n[1],
+                              b->v[2][i] - vn * n[2]};
+        if (vn < 0.0) {
+            vn = -p->restitution * vn;
+        }
+        for (int c = 0; c < 3; c++) {
+            b->v[c][i] = keep * vt[c] + vn * n[c];
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -555,7 +671,7 @@ typedef struct evaluation {
 } evaluation;
 
 // Springs at point i: adds their half of the energy (each spring is met
-// from both ends), and, when with_derivatives, their force and blocks.
+// from both ends) and their force, and, when with_derivatives, their blocks.
 static double point_springs(const step_ctx *s, int i, bool with_derivatives, double grad[3],
                             double *D) {
     const psb_body *b = s->b;
@@ -575,31 +691,86 @@ static double point_springs(const step_ctx *s, int i, bool with_derivatives, dou
                            u0[1] * (d[1] - (x0[1][i] - x0[1][j])) +
                            u0[2] * (d[2] - (x0[2][i] - x0[2][j]));
         energy += 0.5 * (0.5 * ks * (len - L0) * (len - L0) + 0.5 * s->kd_h * rel * rel);
-        if (!with_derivatives) {
-            continue;
-        }
-        double *K = W->adj_k + 6 * slot;
-        for (int e = 0; e < 6; e++) {
-            K[e] = 0.0;
-        }
         for (int c = 0; c < 3; c++) {
             grad[c] += s->kd_h * rel * u0[c];
         }
-        sym_add_spring(K, u0, s->kd_h, 0.0);
+        double u[3] = {0.0, 0.0, 0.0};
         if (len > 0.0) { // a spring of length 0 has no direction
-            const double u[3] = {d[0] / len, d[1] / len, d[2] / len};
             const double f = ks * (len - L0);
             for (int c = 0; c < 3; c++) {
+                u[c] = d[c] / len;
                 grad[c] += f * u[c];
             }
+        }
+        if (!with_derivatives) {
+            continue;
+        }
+        double K[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        sym_add_spring(K, u0, s->kd_h, 0.0);
+        if (len > 0.0) {
             // ks [u u^T + max(0, 1 - L0 / l) (I - u u^T)]
             sym_add_spring(K, u, ks, fmax(0.0, ks * (1.0 - L0 / len)));
         }
         for (int e = 0; e < 6; e++) {
             D[e] += K[e];
         }
+        // The block (i, j) of the springs' Hessian is -K.
+        static const int sym_of[9] = {0, 1, 2, 1, 3, 4, 2, 4, 5};
+        double *B = W->adj_b + 9 * slot;
+        for (int e = 0; e < 9; e++) {
+            B[e] = -K[sym_of[e]];
+        }
     }
     return energy;
+}
+
+// B += scale [a]x, the matrix of v -> a x v.
+static void add_cross_matrix(double *B, const double a[3], double scale) {
+    B[1] -= scale * a[2];
+    B[2] += scale * a[1];
+    B[3] += scale * a[2];
+    B[5] -= scale * a[0];
+    B[6] -= scale * a[1];
+    B[7] += scale * a[0];
+}
+
+// Adds the gas's -P H_V to point i's blocks (after point_springs wrote
+// them). H_V is zero on a point's own block; its block (i, j) is, for a
+// shell, the sum over the triangles (i, j, k) and (i, k, j) of point i of
+// -[(x_k - x_i) / 6]x and [(x_k - x_i) / 6]x (from d g_i = 1/6 sum
+// (dx_j x e_k + e_j x dx_k), e = x - x_i); for a ring, 1/2 Z toward the
+// next point and -1/2 Z toward the previous, Z p = p x z^.
+static void gas_blocks(const step_ctx *s, int i) {
+    const psb_body *b = s->b;
+    const implicit_work *W = s->W;
+    const double P = s->pressure;
+    if (P == 0.0) {
+        return;
+    }
+    if (s->ring) {
+        const int slots[2] = {find_slot(W, i, W->ring_next[i]), find_slot(W, i, W->ring_prev[i])};
+        for (int side = 0; side < 2; side++) {
+            if (slots[side] >= 0) {
+                double *B = W->adj_b + 9 * slots[side];
+                const double half = side == 0 ? -0.5 * P : 0.5 * P; // -P (+-1/2 Z)
+                B[1] += half;
+                B[3] -= half;
+            }
+        }
+        return;
+    }
+    double *const *x = b->x;
+    for (int t = W->tri_start[i]; t < W->tri_start[i + 1]; t++) {
+        const int j = W->tri_jk[2 * t], k = W->tri_jk[2 * t + 1];
+        const double ej[3] = {x[0][j] - x[0][i], x[1][j] - x[1][i], x[2][j] - x[2][i]};
+        const double ek[3] = {x[0][k] - x[0][i], x[1][k] - x[1][i], x[2][k] - x[2][i]};
+        if (W->tri_slot[2 * t] >= 0) {
+            add_cross_matrix(W->adj_b + 9 * W->tri_slot[2 * t], ek, P / 6.0);
+        }
+        if (W->tri_slot[2 * t + 1] >= 0) {
+            add_cross_matrix(W->adj_b + 9 * W->tri_slot[2 * t + 1], ej, -P / 6.0);
+        }
+    }
 }
 
 // Evaluates G at b->x: the energy, residual and gradient (into the buffer
@@ -609,7 +780,6 @@ static double point_springs(const step_ctx *s, int i, bool with_derivatives, dou
 static evaluation evaluate(step_ctx *s, bool with_derivatives) {
     psb_body *b = s->b;
     implicit_work *W = s->W;
-    const psb_world *w = s->w;
     double gas_energy = 0.0;
     if (s->gas) {
         gas_energy = gas_at(s, gas_volume(s));
@@ -632,6 +802,9 @@ static evaluation evaluate(step_ctx *s, bool with_derivatives) {
             double grad[3] = {0.0, 0.0, 0.0};
             double D[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
             energy += point_springs(s, i, with_derivatives && is_free(b, i), grad, D);
+            if (with_derivatives && is_free(b, i) && s->gas) {
+                gas_blocks(s, i);
+            }
             if (!is_free(b, i)) {
                 for (int c = 0; c < 3; c++) {
                     gr[c][i] = 0.0;
@@ -690,8 +863,7 @@ static evaluation evaluate(step_ctx *s, bool with_derivatives) {
             }
             double rg[3] = {grad[0], grad[1], grad[2]}, cn[3] = {0.0, 0.0, 0.0};
             int touches = 0;
-            energy +=
-                contact_penalty(w, s->ring, CONTACT_STIFFNESS * mh, x, grad, rg, D, cn, &touches);
+            energy += contact_penalty(s, i, CONTACT_STIFFNESS * mh, x, grad, rg, D, cn, &touches);
             touching += touches;
             res2 += (rg[0] * rg[0] + rg[1] * rg[1] + rg[2] * rg[2]) / m;
             for (int c = 0; c < 3; c++) {
@@ -726,6 +898,7 @@ static evaluation evaluate(step_ctx *s, bool with_derivatives) {
     double total[SUMS];
     reduce(s, 7, total);
     s->sigma = s->curvature / (1.0 + s->curvature * total[2]);
+    s->touching = total[3] > 0.0;
     return (evaluation){total[0] + gas_energy,
                         sqrt(total[1] / b->params.mass),
                         {total[4], total[5], total[6]},
@@ -736,13 +909,12 @@ static evaluation evaluate(step_ctx *s, bool with_derivatives) {
 // Conjugate gradients on H d = -grad G.
 
 // q = H p for the part's free points, and its share of p . q (slot 0);
-// gp = g . p.
+// gp = g . p. H = D + sum of the slots' blocks + c g g^T, filtered.
 static void hessian_times(step_ctx *s, double gp) {
     psb_body *b = s->b;
     implicit_work *W = s->W;
-    double *const *x = b->x;
     double *const *p = W->p;
-    const double P = s->pressure, c_gp = s->curvature * gp;
+    const double c_gp = s->curvature * gp;
     for (int ch = s->part->c0; ch < s->part->c1; ch++) {
         int i0, i1;
         chunk_points(b, ch, &i0, &i1);
@@ -756,42 +928,12 @@ static void hessian_times(step_ctx *s, double gp) {
             load(p, i, pi);
             sym_mul(W->diag + 6 * i, pi, q);
             for (int slot = W->adj_start[i]; slot < W->adj_start[i + 1]; slot++) {
-                double pj[3], kp[3];
+                double pj[3];
                 load(p, W->adj_other[slot], pj);
-                sym_mul(W->adj_k + 6 * slot, pj, kp);
-                q[0] -= kp[0];
-                q[1] -= kp[1];
-                q[2] -= kp[2];
-            }
-            if (s->gas && P != 0.0) {
-                // -P H_V p: shell, 1/6 sum (p_j x (x_k - x_i) + (x_j - x_i) x p_k);
-                // ring, 1/2 (p_next - p_prev) x z^.
-                double hv[3] = {0.0, 0.0, 0.0};
-                if (s->ring) {
-                    const int nx = W->ring_next[i], pv = W->ring_prev[i];
-                    hv[0] = 0.5 * (p[1][nx] - p[1][pv]);
-                    hv[1] = 0.5 * (p[0][pv] - p[0][nx]);
-                } else {
-                    for (int t = W->tri_start[i]; t < W->tri_start[i + 1]; t++) {
-                        const int j = W->tri_jk[2 * t], k = W->tri_jk[2 * t + 1];
-                        double pj[3], pk[3], a[3], c[3];
-                        load(p, j, pj);
-                        load(p, k, pk);
-                        for (int e = 0; e < 3; e++) {
-                            a[e] = x[e][j] - x[e][i];
-                            c[e] = x[e][k] - x[e][i];
-                        }
-                        double t1[3], t2[3];
-                        cross(pj, c, t1);
-                        cross(a, pk, t2);
-                        for (int e = 0; e < 3; e++) {
-                            hv[e] += (t1[e] + t2[e]) / 6.0;
-                        }
-                    }
-                }
-                for (int e = 0; e < 3; e++) {
-                    q[e] -= P * hv[e];
-                }
+                const double *B = W->adj_b + 9 * slot;
+                q[0] += B[0] * pj[0] + B[1] * pj[1] + B[2] * pj[2];
+                q[1] += B[3] * pj[0] + B[4] * pj[1] + B[5] * pj[2];
+                q[2] += B[6] * pj[0] + B[7] * pj[1] + B[8] * pj[2];
             }
             for (int e = 0; e < 3; e++) {
                 q[e] += c_gp * b->grad[e][i]; // (nRT / V^2) g (g . p)
@@ -811,11 +953,23 @@ static void hessian_times(step_ctx *s, double gp) {
     }
 }
 
-// z = D^-1 r for the part's points, with the partial sums w . r (slot 0),
-// r . D^-1 r (1) and r . M^-1 r (2).
+// z = (the preconditioner) r for the part's points, filtered, with the
+// partial sums w . r (slot 0), r . z (1) and r . M^-1 r (2). With the
+// multigrid, z is the V-cycle's (which holds the gas's rank-one term
+// itself: w . r is 0); without, z = D^-1 r, and the caller takes the
+// rank-one term by Sherman-Morrison, z - sigma (w . r) w.
 static void precondition(step_ctx *s) {
     psb_body *b = s->b;
     implicit_work *W = s->W;
+    const bool multigrid = W->mg && s->use_mg;
+    if (multigrid) {
+        // One V-cycle, on thread 0 (the others wait): z = V r.
+        team_sync(s);
+        if (s->part->thread == 0) {
+            mg_apply(W->mg, W->r, W->z);
+        }
+        team_sync(s);
+    }
     for (int ch = s->part->c0; ch < s->part->c1; ch++) {
         int i0, i1;
         chunk_points(b, ch, &i0, &i1);
@@ -828,11 +982,15 @@ static void precondition(step_ctx *s) {
             double r[3], z[3], n[3];
             load(W->r, i, r);
             load(W->cn, i, n);
-            sym_mul(W->dinv + 6 * i, r, z);
+            if (multigrid) {
+                load(W->z, i, z);
+            } else {
+                sym_mul(W->dinv + 6 * i, r, z);
+                wr += W->wv[0][i] * r[0] + W->wv[1][i] * r[1] + W->wv[2][i] * r[2];
+            }
             filter(n, z);
             for (int c = 0; c < 3; c++) {
                 W->z[c][i] = z[c];
-                wr += W->wv[c][i] * r[c];
                 rz += r[c] * z[c];
             }
             rr += (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) / b->mass[i];
@@ -865,8 +1023,93 @@ static void new_direction(step_ctx *s, double sigma_wr, double beta) {
     }
 }
 
+// d = (D + c g g^T)^-1 r, filtered, on the part's points: the point-by-point
+// preconditioner's direction, a descent direction whatever H is (D is
+// positive definite).
+static void point_direction(step_ctx *s) {
+    psb_body *b = s->b;
+    implicit_work *W = s->W;
+    for (int ch = s->part->c0; ch < s->part->c1; ch++) {
+        int i0, i1;
+        chunk_points(b, ch, &i0, &i1);
+        double wr = 0.0;
+        for (int i = i0; i < i1; i++) {
+            wr += W->wv[0][i] * W->r[0][i] + W->wv[1][i] * W->r[1][i] + W->wv[2][i] * W->r[2][i];
+        }
+        W->sums[ch * SUMS] = wr;
+    }
+    double t[SUMS];
+    reduce(s, 1, t);
+    const double swr = s->sigma * t[0];
+    for (int i = s->part->i0; i < s->part->i1; i++) {
+        double r[3], z[3], n[3];
+        load(W->r, i, r);
+        load(W->cn, i, n);
+        sym_mul(W->dinv + 6 * i, r, z);
+        for (int c = 0; c < 3; c++) {
+            z[c] -= swr * W->wv[c][i];
+        }
+        filter(n, z);
+        for (int c = 0; c < 3; c++) {
+            W->d[c][i] = is_free(b, i) ? z[c] : 0.0;
+        }
+    }
+}
+
+// Applies the contact filters to the blocks themselves, for the part's
+// points: D_i <- S_i D_i S_i + (n . D_i n) n n^T (the constrained direction
+// keeps its stiffness, decoupled) and B_ij <- S_i B_ij S_j, with
+// S = I - n n^T for a point pressed on a surface (normal n), else I. The
+// conjugate gradients' products are S H S p already (p and q filtered);
+// the multigrid builds its coarse levels from these blocks, so that a
+// coarse correction does not push a constrained point into its surface
+// while its neighbours move.
+static void filter_blocks(step_ctx *s) {
+    implicit_work *W = s->W;
+    static const int sym_of[9] = {0, 1, 2, 1, 3, 4, 2, 4, 5};
+    for (int i = s->part->i0; i < s->part->i1; i++) {
+        double ni[3];
+        load(W->cn, i, ni);
+        const bool held = ni[0] != 0.0 || ni[1] != 0.0 || ni[2] != 0.0;
+        if (held) {
+            double *D = W->diag + 6 * i, Dn[3];
+            sym_mul(D, ni, Dn);
+            const double nDn = ni[0] * Dn[0] + ni[1] * Dn[1] + ni[2] * Dn[2];
+            for (int r = 0; r < 3; r++) {
+                for (int c = r; c < 3; c++) {
+                    D[sym_of[3 * r + c]] +=
+                        -ni[r] * Dn[c] - Dn[r] * ni[c] + 2.0 * nDn * ni[r] * ni[c];
+                }
+            }
+            sym_inverse(D, W->dinv + 6 * i);
+        }
+        for (int slot = W->adj_start[i]; slot < W->adj_start[i + 1]; slot++) {
+            double nj[3];
+            load(W->cn, W->adj_other[slot], nj);
+            if (!held && nj[0] == 0.0 && nj[1] == 0.0 && nj[2] == 0.0) {
+                continue;
+            }
+            double *B = W->adj_b + 9 * slot;
+            double nB[3], Bn[3]; // n_i^T B, B n_j
+            for (int c = 0; c < 3; c++) {
+                nB[c] = ni[0] * B[c] + ni[1] * B[3 + c] + ni[2] * B[6 + c];
+                Bn[c] = B[3 * c] * nj[0] + B[3 * c + 1] * nj[1] + B[3 * c + 2] * nj[2];
+            }
+            const double nBn = nB[0] * nj[0] + nB[1] * nj[1] + nB[2] * nj[2];
+            for (int r = 0; r < 3; r++) {
+                for (int c = 0; c < 3; c++) {
+                    B[3 * r + c] += -ni[r] * nB[c] - Bn[r] * nj[c] + ni[r] * nBn * nj[c];
+                }
+            }
+        }
+    }
+}
+
 // Solves H d = -grad G (at the iterate) approximately, from d = 0, until
-// |r|_M^-1 <= target or `cap` iterations; returns the iterations used.
+// |r|_M^-1 <= target or `cap` iterations; returns the iterations used, or
+// -1 when the multigrid preconditioner is not positive definite on this
+// problem (a very high pressure on a slack body can make its sweeps
+// diverge): the caller then solves again without it.
 static int conjugate_gradients(step_ctx *s, double target, int cap) {
     psb_body *b = s->b;
     implicit_work *W = s->W;
@@ -878,6 +1121,17 @@ static int conjugate_gradients(step_ctx *s, double target, int cap) {
             W->r[c][i] = -gr[c][i];
         }
     }
+    const bool multigrid = W->mg && s->use_mg;
+    if (multigrid) {
+        if (s->touching) {
+            team_sync(s); // every point's constraint is known
+            filter_blocks(s);
+        }
+        team_sync(s); // every point's blocks are in
+        if (part->thread == 0) {
+            mg_assemble(W->mg, W->diag, W->adj_b, b->grad, W->cn, s->curvature, b->inv_mass);
+        }
+    }
     double t[SUMS];
     precondition(s);
     reduce(s, 3, t);
@@ -886,6 +1140,9 @@ static int conjugate_gradients(step_ctx *s, double target, int cap) {
     const double target2 = target * target * b->params.mass;
     if (t[2] <= target2) {
         return 0;
+    }
+    if (!(rz > 0.0)) {
+        return multigrid ? -1 : 0;
     }
     new_direction(s, sigma_wr, 0.0);
     reduce(s, 1, t);
@@ -897,14 +1154,11 @@ static int conjugate_gradients(step_ctx *s, double target, int cap) {
         it++;
         if (!(pq > 0.0)) {
             // Negative curvature: H is not convex along p. With no progress
-            // yet, take p itself (the preconditioned steepest descent) and
-            // let the line search size it; else keep what was found.
+            // yet, take the point preconditioner's direction (descent for
+            // sure) and let the line search size it; else keep what was
+            // found, which lowers the model.
             if (it == 1) {
-                for (int c = 0; c < 3; c++) {
-                    for (int i = part->i0; i < part->i1; i++) {
-                        W->d[c][i] = W->p[c][i];
-                    }
-                }
+                point_direction(s);
             }
             break;
         }
@@ -922,6 +1176,12 @@ static int conjugate_gradients(step_ctx *s, double target, int cap) {
         }
         sigma_wr = s->sigma * t[0];
         const double rz_new = t[1] - s->sigma * t[0] * t[0];
+        if (!(rz_new > 0.0)) {
+            if (multigrid) {
+                return -1;
+            }
+            break;
+        }
         const double beta = rz_new / rz;
         rz = rz_new;
         new_direction(s, sigma_wr, beta);
@@ -950,7 +1210,7 @@ static double move_along(step_ctx *s, double alpha) {
                 x[c] = W->xs[c][i] + alpha * W->d[c][i];
             }
             if (is_free(b, i)) {
-                world_push_out(s->w, s->ring, x);
+                push_out(s, i, x);
             }
             for (int c = 0; c < 3; c++) {
                 b->x[c][i] = x[c];
@@ -1016,6 +1276,9 @@ static void begin_step(step_ctx *s, double t) {
             W->y[c][i] = b->x[c][i] + h * b->v[c][i] + h * h * b->inv_mass[i] * b->f[c][i];
         }
     }
+    if (s->w->sphere_count > 0) {
+        sphere_planes(s);
+    }
 }
 
 // The Newton iterations; returns whether the residual reached the tolerance.
@@ -1034,7 +1297,7 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *residual_ou
             x[c] = W->y[c][i] - (c == 1 ? s->h * s->h * s->gravity : 0.0);
         }
         if (is_free(b, i)) {
-            world_push_out(s->w, s->ring, x);
+            push_out(s, i, x);
             for (int c = 0; c < 3; c++) {
                 b->x[c][i] = x[c];
             }
@@ -1057,9 +1320,14 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *residual_ou
     bool converged = at.residual <= p->solver_tol;
     while (!converged && newton < NEWTON_MAX && cg < p->solver_iterations) {
         // Inexact Newton: solve no tighter than the outer residual needs.
-        const double eta = fmin(0.5, sqrt(at.residual / first));
+        const double eta = fmin(0.25, sqrt(at.residual / first));
         const double target = fmax(eta * at.residual, 0.1 * p->solver_tol);
-        cg += conjugate_gradients(s, target, p->solver_iterations - cg);
+        int used = conjugate_gradients(s, target, p->solver_iterations - cg);
+        if (used < 0) {
+            s->use_mg = false;
+            used = conjugate_gradients(s, target, p->solver_iterations - cg);
+        }
+        cg += used;
         newton++;
         for (int c = 0; c < 3; c++) {
             for (int i = part->i0; i < part->i1; i++) {
@@ -1071,10 +1339,18 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *residual_ou
         for (int tries = 0; tries < BACKTRACK_MAX; tries++, alpha *= 0.5) {
             const double slope = move_along(s, alpha);
             if (!(slope < 0.0)) {
-                break; // not a descent direction: nothing to gain
+                // Uphill where the colliders turned the move aside: a
+                // shorter move reaches fewer of them.
+                continue;
             }
             const evaluation trial = evaluate(s, true);
-            if (trial.energy <= at.energy + ARMIJO * slope) {
+            // Near the solution the decrease falls below G's rounding (G is a
+            // sum of energies of order J; the decrease, of order residual^2
+            // m h^2): there a step that lowers the residual is taken.
+            const double noise = 1e-13 * (fabs(at.energy) + fabs(trial.energy) + 1.0);
+            const bool in_noise = -slope < noise && trial.energy <= at.energy + noise;
+            if (trial.energy <= at.energy + ARMIJO * slope ||
+                (in_noise && trial.residual < at.residual)) {
                 at = trial;
                 accept_evaluation(s);
                 accepted = true;
@@ -1082,8 +1358,16 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *residual_ou
             }
         }
         if (!accepted) {
-            // No decrease to be had: back to the last iterate, and stop.
+            // No decrease to be had: back to the last iterate. Try once more
+            // with the point preconditioner, whose first direction descends
+            // whatever H is; then stop.
             move_along(s, 0.0);
+            if (s->W->mg && s->use_mg) {
+                s->use_mg = false;
+                at = evaluate(s, true);
+                accept_evaluation(s);
+                continue;
+            }
             evaluate(s, false);
             break;
         }
@@ -1141,6 +1425,7 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
         .kd_h = b->params.spring_damping / h,
         .gas = b->kind != PSB_CLOTH,
         .ring = b->kind == PSB_RING,
+        .use_mg = true,
     };
     const int grabbed = b->grab_point >= 0 ? b->rank[b->grab_point] : -1;
     if (grabbed >= 0) {
@@ -1167,6 +1452,7 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
         }
     }
     body_collide_touching(b, w, part->i0, part->i1, h);
+    sphere_plane_response(&s);
     body_hold_pins(b, part->i0, part->i1);
     body_shape_damp(b, part, h);
     if (prof) {

@@ -447,13 +447,11 @@ psb_status body_prepare_implicit(psb_body *b, psb_error *err);
 /// walls and the world's spheres and applies restitution and friction for a
 /// sub-step of h.
 void body_collide(psb_body *b, const psb_world *w, int i0, int i1, double h, bool with_floor);
-/// The same with every point touching a collider (on its surface within a
-/// slack of 1e-9 m, as the implicit step leaves them) counted as in contact:
-/// restitution for its velocity into the surface, friction for the rest.
+/// The same for the floor and the walls (not the spheres), with every point
+/// touching one (on it within a slack of 1e-9 m, as the implicit step leaves
+/// them) counted as in contact: restitution for its velocity into the
+/// surface, friction for the rest.
 void body_collide_touching(psb_body *b, const psb_world *w, int i0, int i1, double h);
-/// Moves the point x (m) out of the floor, walls and spheres onto their
-/// surfaces; nothing else.
-void world_push_out(const psb_world *w, bool ring, double x[3]);
 /// True when collide has anything to do besides the floor.
 bool world_has_obstacles(const psb_world *w);
 
