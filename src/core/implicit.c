@@ -120,7 +120,10 @@ typedef struct step_ctx {
     double grab_c;                      // the grab's damping, N s/m
     int base;      // W->gbuf[base] is the gradient at the iterate; evaluate fills the other
     bool use_mg;   // precondition with the multigrid (until it fails in this sub-step)
+    bool clamp;    // compressed springs' lateral stiffness held at 0 (after a failure)
+    bool negative; // the conjugate gradients met negative curvature
     bool touching; // the last evaluation found points on or in a collider
+    int touch_count;
 } step_ctx;
 
 // The gradient of G at the iterate, N.
@@ -708,8 +711,10 @@ static double point_springs(const step_ctx *s, int i, bool with_derivatives, dou
         double K[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         sym_add_spring(K, u0, s->kd_h, 0.0);
         if (len > 0.0) {
-            // ks [u u^T + max(0, 1 - L0 / l) (I - u u^T)]
-            sym_add_spring(K, u, ks, fmax(0.0, ks * (1.0 - L0 / len)));
+            // ks [u u^T + (1 - L0 / l) (I - u u^T)], the lateral term held
+            // at 0 or above for a compressed spring once the step clamps
+            const double lateral = ks * (1.0 - L0 / len);
+            sym_add_spring(K, u, ks, s->clamp ? fmax(0.0, lateral) : lateral);
         }
         for (int e = 0; e < 6; e++) {
             D[e] += K[e];
@@ -899,6 +904,7 @@ static evaluation evaluate(step_ctx *s, bool with_derivatives) {
     reduce(s, 7, total);
     s->sigma = s->curvature / (1.0 + s->curvature * total[2]);
     s->touching = total[3] > 0.0;
+    s->touch_count = (int)total[3];
     return (evaluation){total[0] + gas_energy,
                         sqrt(total[1] / b->params.mass),
                         {total[4], total[5], total[6]},
@@ -1160,6 +1166,7 @@ static int conjugate_gradients(step_ctx *s, double target, int cap) {
             if (it == 1) {
                 point_direction(s);
             }
+            s->negative = true;
             break;
         }
         const double alpha = rz / pq;
@@ -1329,6 +1336,8 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *residual_ou
         }
         cg += used;
         newton++;
+        // Met negative curvature: from the next evaluation on, clamp.
+        s->clamp = s->clamp || s->negative;
         for (int c = 0; c < 3; c++) {
             for (int i = part->i0; i < part->i1; i++) {
                 W->xs[c][i] = b->x[c][i];
@@ -1358,12 +1367,16 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *residual_ou
             }
         }
         if (!accepted) {
-            // No decrease to be had: back to the last iterate. Try once more
+            // No decrease to be had: back to the last iterate. Try again
+            // with compressed springs clamped (H positive definite), then
             // with the point preconditioner, whose first direction descends
             // whatever H is; then stop.
             move_along(s, 0.0);
-            if (s->W->mg && s->use_mg) {
-                s->use_mg = false;
+            if (!s->clamp || (s->W->mg && s->use_mg)) {
+                if (s->clamp) {
+                    s->use_mg = false;
+                }
+                s->clamp = true;
                 at = evaluate(s, true);
                 accept_evaluation(s);
                 continue;
