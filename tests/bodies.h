@@ -94,4 +94,18 @@ static inline void ring_or_sphere(bool ring, int points, int level, double r, ps
     CHECK(status == PSB_OK, "mesh: %s", err.message);
 }
 
+/// Adds mesh m as a body of material bp, moved by offset (m) and moving at
+/// velocity (m/s); its id, or -1 (and a failed check) if refused.
+static inline int add_moving_mesh(psb_world *w, const psb_mesh *m, psb_body_params bp,
+                                  psb_vec3 offset, psb_vec3 velocity) {
+    psb_body_def def = psb_mesh_body_def(m);
+    def.params = bp;
+    def.offset = offset;
+    def.velocity = velocity;
+    psb_error err;
+    const int id = psb_world_add_body(w, &def, &err);
+    CHECK(id >= 0, "add_body: %s", err.message);
+    return id;
+}
+
 #endif

@@ -21,18 +21,6 @@
 
 static const double g = 9.81;
 
-static int add_mesh(psb_world *w, const psb_mesh *m, psb_body_params bp, psb_vec3 offset,
-                    psb_vec3 velocity) {
-    psb_body_def def = psb_mesh_body_def(m);
-    def.params = bp;
-    def.offset = offset;
-    def.velocity = velocity;
-    psb_error err;
-    const int id = psb_world_add_body(w, &def, &err);
-    CHECK(id >= 0, "add_body: %s", err.message);
-    return id;
-}
-
 // No springs, no gas: free particles.
 static psb_body_params dust(void) {
     return material(0.0, 0.0, 0.0);
@@ -52,7 +40,8 @@ static void test_restitution_law(void) {
         p.floor_y = -0.25;
         p.substeps = 40;
         psb_world *w = make_world(&p);
-        const int id = add_mesh(w, &m, dust(), (psb_vec3){0.0, 1.0, 0.0}, (psb_vec3){0, 0, 0});
+        const int id =
+            add_moving_mesh(w, &m, dust(), (psb_vec3){0.0, 1.0, 0.0}, (psb_vec3){0, 0, 0});
         if (!w || id < 0) {
             psb_world_destroy(w);
             continue;
@@ -116,7 +105,7 @@ static void test_friction_law(void) {
         p.restitution = 0.0;
         p.friction = mus[k];
         psb_world *w = make_world(&p);
-        const int id = add_mesh(w, &m, dust(), (psb_vec3){0, 0, 0}, (psb_vec3){0, 0, 0});
+        const int id = add_moving_mesh(w, &m, dust(), (psb_vec3){0, 0, 0}, (psb_vec3){0, 0, 0});
         if (!w || id < 0) {
             psb_world_destroy(w);
             continue;
@@ -161,7 +150,7 @@ static drop_result drop_ball(const psb_mesh *m, psb_params p, psb_body_params bp
     memset(&r, 0, sizeof r);
     psb_world *w = make_world(&p);
     const psb_vec3 at = {0.3, p.floor_y + 1.5, -0.2};
-    const int id = add_mesh(w, m, bp, at, (psb_vec3){0, 0, 0});
+    const int id = add_moving_mesh(w, m, bp, at, (psb_vec3){0, 0, 0});
     if (!w || id < 0) {
         psb_world_destroy(w);
         return r;
@@ -273,7 +262,7 @@ static void test_sliding_box(void) {
         p.substeps = 40;
         const psb_body_params bp = material(2000.0, 5.0, 20.0);
         psb_world *w = make_world(&p);
-        const int id = add_mesh(w, &m, bp, (psb_vec3){0, 0.15, 0}, (psb_vec3){0, 0, 0});
+        const int id = add_moving_mesh(w, &m, bp, (psb_vec3){0, 0.15, 0}, (psb_vec3){0, 0, 0});
         if (!w || id < 0) {
             psb_world_destroy(w);
             continue;
@@ -327,9 +316,10 @@ static void test_walls(void) {
     CHECK(psb_mesh_icosphere(&shell, 1, 0.3, &err) == PSB_OK, "icosphere: %s", err.message);
     CHECK(psb_mesh_ring(&ring, 20, 0.3, &err) == PSB_OK, "ring: %s", err.message);
     psb_body_params bp = material(2000.0, 2.0, 30.0);
-    const int a = add_mesh(w, &shell, bp, (psb_vec3){0, 1, 0}, (psb_vec3){6.0, 3.0, -5.0});
+    const int a = add_moving_mesh(w, &shell, bp, (psb_vec3){0, 1, 0}, (psb_vec3){6.0, 3.0, -5.0});
     bp.gas_nrt = 10.0;
-    const int b = add_mesh(w, &ring, bp, (psb_vec3){0.2, 0.5, 0}, (psb_vec3){-7.0, 4.0, 3.0});
+    const int b =
+        add_moving_mesh(w, &ring, bp, (psb_vec3){0.2, 0.5, 0}, (psb_vec3){-7.0, 4.0, 3.0});
     if (w && a >= 0 && b >= 0) {
         int outside = 0, blowups = 0;
         bool hit[6] = {false, false, false, false, false, false};
@@ -376,7 +366,7 @@ static void test_walls(void) {
     w = make_world(&p);
     psb_mesh tet;
     CHECK(psb_mesh_icosphere(&tet, 0, 0.2, &err) == PSB_OK, "icosphere: %s", err.message);
-    const int id = add_mesh(w, &tet, dust(), (psb_vec3){0, 0, 0}, (psb_vec3){3.0, 0.0, 0.0});
+    const int id = add_moving_mesh(w, &tet, dust(), (psb_vec3){0, 0, 0}, (psb_vec3){3.0, 0.0, 0.0});
     if (w && id >= 0) {
         for (int s = 0; s < 150; s++) { // 2.5 s: 5 m to the wall at x = 5 and back part way
             psb_world_step(w);
@@ -413,8 +403,8 @@ static void test_sphere_collider(void) {
               "sphere read back as (%g, %g, %g) r %g", c.x, c.y, c.z, r);
         const psb_body_params bp = material(2000.0, 2.0, kind ? 10.0 : 30.0);
         // Dropped from above, a little to the +x side of the top.
-        const int id =
-            add_mesh(w, kind ? &ring : &shell, bp, (psb_vec3){0.15, 2.8, 0.0}, (psb_vec3){0, 0, 0});
+        const int id = add_moving_mesh(w, kind ? &ring : &shell, bp, (psb_vec3){0.15, 2.8, 0.0},
+                                       (psb_vec3){0, 0, 0});
         if (!w || id < 0) {
             psb_world_destroy(w);
             continue;

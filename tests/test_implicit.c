@@ -54,18 +54,6 @@ static psb_params implicit_params(void) {
     return p;
 }
 
-static int add_mesh(psb_world *w, const psb_mesh *m, psb_body_params bp, psb_vec3 offset,
-                    psb_vec3 velocity) {
-    psb_body_def def = psb_mesh_body_def(m);
-    def.params = bp;
-    def.offset = offset;
-    def.velocity = velocity;
-    psb_error err;
-    const int id = psb_world_add_body(w, &def, &err);
-    CHECK(id >= 0, "add_body: %s", err.message);
-    return id;
-}
-
 static bool all_finite(const psb_world *w, int id) {
     const int n = psb_body_point_count(w, id);
     const psb_vec3 *x = psb_body_positions(w, id), *v = psb_body_velocities(w, id);
@@ -126,9 +114,9 @@ static drop_result drop_ball(double restitution, double tol, int steps) {
     p.restitution = restitution;
     p.solver_tol = tol;
     psb_world *w = make_world(&p);
-    const int id =
-        w ? add_mesh(w, &m, psb_default_body_params(), (psb_vec3){0, 1.5, 0}, (psb_vec3){0, 0, 0})
-          : -1;
+    const int id = w ? add_moving_mesh(w, &m, psb_default_body_params(), (psb_vec3){0, 1.5, 0},
+                                       (psb_vec3){0, 0, 0})
+                     : -1;
     if (id >= 0) {
         int blown = 0;
         for (int s = 0; s < steps; s++) {
@@ -198,8 +186,9 @@ static void test_friction_law(void) {
     CHECK(psb_mesh_icosphere(&m, 1, 0.5, &err) == PSB_OK, "icosphere: %s", err.message);
     const psb_params p = implicit_params();
     psb_world *w = make_world(&p);
-    const int id =
-        w ? add_mesh(w, &m, material(0.0, 0.0, 0.0), (psb_vec3){0, 0, 0}, (psb_vec3){0, 0, 0}) : -1;
+    const int id = w ? add_moving_mesh(w, &m, material(0.0, 0.0, 0.0), (psb_vec3){0, 0, 0},
+                                       (psb_vec3){0, 0, 0})
+                     : -1;
     if (id >= 0) {
         const int n = m.point_count;
         psb_vec3 *x = malloc((size_t)n * sizeof *x), *v = malloc((size_t)n * sizeof *v);
@@ -245,8 +234,8 @@ static void test_friction_box(void) {
         psb_params p = implicit_params();
         p.friction = mus[k];
         psb_world *w = make_world(&p);
-        const int id = w ? add_mesh(w, &m, material(2000.0, 5.0, 20.0), (psb_vec3){0, 0.15, 0},
-                                    (psb_vec3){0, 0, 0})
+        const int id = w ? add_moving_mesh(w, &m, material(2000.0, 5.0, 20.0),
+                                           (psb_vec3){0, 0.15, 0}, (psb_vec3){0, 0, 0})
                          : -1;
         if (id < 0) {
             psb_world_destroy(w);
@@ -318,9 +307,9 @@ static void test_drop_on_sphere(void) {
     const psb_vec3 centre = {0, 0, 0};
     const double radius = 1.0;
     CHECK(w && psb_world_add_sphere(w, centre, radius, &err) == PSB_OK, "sphere: %s", err.message);
-    const int id =
-        w ? add_mesh(w, &m, psb_default_body_params(), (psb_vec3){0, 2.5, 0}, (psb_vec3){0, 0, 0})
-          : -1;
+    const int id = w ? add_moving_mesh(w, &m, psb_default_body_params(), (psb_vec3){0, 2.5, 0},
+                                       (psb_vec3){0, 0, 0})
+                     : -1;
     if (id >= 0) {
         double closest = INFINITY, sideways = 0.0, worst = 0.0;
         int blown = 0, worst_step = -1, unsolved = 0, first_unsolved = -1;
@@ -374,7 +363,7 @@ static void test_ring_on_floor(void) {
     psb_world *w = make_world(&p);
     psb_body_params bp = psb_default_body_params();
     bp.gas_nrt = psb_default_gas_nrt(PSB_RING);
-    const int id = w ? add_mesh(w, &m, bp, (psb_vec3){0, 1.5, 0}, (psb_vec3){0, 0, 0}) : -1;
+    const int id = w ? add_moving_mesh(w, &m, bp, (psb_vec3){0, 1.5, 0}, (psb_vec3){0, 0, 0}) : -1;
     if (id >= 0) {
         double lowest = INFINITY, worst = 0.0;
         int blown = 0, unsolved = 0;
@@ -413,8 +402,8 @@ static impact_run impact(const psb_mesh *m, int threads) {
     psb_params p = implicit_params();
     p.threads = threads;
     psb_world *w = make_world(&p);
-    const int id = w ? add_mesh(w, m, psb_default_body_params(), (psb_vec3){0, 0.505, 0},
-                                (psb_vec3){0, -1.0, 0})
+    const int id = w ? add_moving_mesh(w, m, psb_default_body_params(), (psb_vec3){0, 0.505, 0},
+                                       (psb_vec3){0, -1.0, 0})
                      : -1;
     if (id < 0) {
         psb_world_destroy(w);
@@ -735,9 +724,10 @@ static void test_sweep(void) {
                             p.blowup_size = 100.0;
                         }
                         psb_world *w = make_world(&p);
-                        const int id = w ? add_mesh(w, &shapes[sh], bp, (psb_vec3){0, 1.0, 0},
-                                                    (psb_vec3){0, 0, 0})
-                                         : -1;
+                        const int id =
+                            w ? add_moving_mesh(w, &shapes[sh], bp, (psb_vec3){0, 1.0, 0},
+                                                (psb_vec3){0, 0, 0})
+                              : -1;
                         if (id < 0) {
                             psb_world_destroy(w);
                             continue;
@@ -792,9 +782,9 @@ static void test_pin(void) {
     psb_params p = implicit_params();
     p.floor = false;
     psb_world *w = make_world(&p);
-    const int id =
-        w ? add_mesh(w, &m, psb_default_body_params(), (psb_vec3){0, 0, 0}, (psb_vec3){0, 0, 0})
-          : -1;
+    const int id = w ? add_moving_mesh(w, &m, psb_default_body_params(), (psb_vec3){0, 0, 0},
+                                       (psb_vec3){0, 0, 0})
+                     : -1;
     if (id >= 0) {
         const int top = top_point(w, id);
         const psb_vec3 pin = psb_body_positions(w, id)[top];
@@ -843,7 +833,7 @@ static void test_grab(void) {
     psb_params p = implicit_params();
     psb_world *w = make_world(&p);
     const psb_body_params bp = psb_default_body_params();
-    const int id = w ? add_mesh(w, &m, bp, (psb_vec3){0, 0.6, 0}, (psb_vec3){0, 0, 0}) : -1;
+    const int id = w ? add_moving_mesh(w, &m, bp, (psb_vec3){0, 0.6, 0}, (psb_vec3){0, 0, 0}) : -1;
     if (id >= 0) {
         for (int s = 0; s < 60; s++) { // come to rest on the floor
             psb_world_step(w);

@@ -12,8 +12,6 @@
 //             gradient is kd ((v_i - v_j) . u0) u0, the damped spring's force;
 //   gas       -nRT ln V + P0 V (held linear below 1e-3 V0, as the force is);
 //   gravity   m g y;
-//   contacts  1/2 kc depth^2 for a point inside the floor, a wall or a
-//             sphere, with kc = CONTACT_STIFFNESS m / h^2;
 //   grab      1/2 k |x - target|^2 + c / (2 h) |x - x_n|^2, c = 2 sqrt(k m);
 //   shape     1/2 k_shape |g_i - x_i|^2 (goals g_i from the rigid fit).
 // At the minimum the gradient M (x - y) / h^2 + grad E is zero, which is
@@ -21,23 +19,27 @@
 // step's start (in y).
 //
 // The minimum is found by Newton's method. Each Newton step solves H d = -grad G
-// with conjugate gradients, without forming H: the springs' 3x3 blocks are
-// kept per spring end, ks [u u^T + max(0, 1 - L0/l) (I - u u^T)] + kd/h u0 u0^T
-// (the max keeps each block positive semi-definite when a spring is
-// compressed); the gas adds (nRT / V^2) g g^T - P H_V with g = dV/dx, applied
-// as g (g . p) and, for H_V, triangle by triangle (H_V is zero on a point's
-// own block: V is linear in each point). The preconditioner is each point's
-// own 3x3 block D_i plus the gas's rank-one term, inverted by
-// Sherman-Morrison: (D + c g g^T)^-1 r = D^-1 r - c D^-1 g (g . D^-1 r) /
-// (1 + c g . D^-1 g). Negative curvature (the gas can make H indefinite far
-// from rest) ends the conjugate gradients early. A backtracking line search
-// on G (Armijo) makes every Newton step lower G, so a step cut short by the
-// iteration cap still never ends higher in G than it started: that is what
-// keeps it stable at any h.
+// with conjugate gradients on H kept as 3x3 blocks per point and per spring
+// end: the springs' ks [u u^T + (1 - L0/l) (I - u u^T)] + kd/h u0 u0^T and
+// the gas's -P H_V (H_V is zero on a point's own block: V is linear in each
+// point), plus the gas's rank-one (nRT / V^2) g g^T, g = dV/dx, applied as
+// g (g . p). A compressed spring makes its lateral term negative: once the
+// conjugate gradients meet negative curvature or a line search fails, that
+// term is clamped at 0 for the rest of the sub-step. The preconditioner is
+// a multigrid V-cycle (implicit_mg.c), or, for small bodies and when that
+// fails, each point's own block with the rank-one term by Sherman-Morrison:
+// (D + c g g^T)^-1 r = D^-1 r - c D^-1 g (g . D^-1 r) / (1 + c g . D^-1 g).
+// A backtracking line search on G (Armijo) makes every Newton step lower G,
+// so a step cut short by the iteration cap still never ends higher in G than
+// it started: that is what keeps it stable at any h.
 //
-// After the solve, v = (x - x_n) / h; points still inside a collider (by
-// the penalty's small depth) are moved out with restitution and friction
-// as in collide.c, pins are held, and shape damping filters v.
+// Contacts are constraints: the line search keeps every point out of the
+// floor, the walls and its sphere plane (sphere_planes), a point pressed on
+// one is held on it by Baraff and Witkin's filter S = I - n n^T, and a
+// penalty 1/2 kc depth^2 (kc = CONTACT_STIFFNESS m / h^2) takes whatever
+// rounding leaves inside. After the solve, v = (x - x_n) / h, the points on
+// a surface get restitution and friction as in collide.c, pins are held,
+// and shape damping filters v.
 //
 // Threads: each thread of the team works on its part's points; every sum
 // over points is made chunk by chunk and the chunks added in order, so all
@@ -123,7 +125,6 @@ typedef struct step_ctx {
     bool clamp;    // compressed springs' lateral stiffness held at 0 (after a failure)
     bool negative; // the conjugate gradients met negative curvature
     bool touching; // the last evaluation found points on or in a collider
-    int touch_count;
 } step_ctx;
 
 // The gradient of G at the iterate, N.
@@ -904,7 +905,6 @@ static evaluation evaluate(step_ctx *s, bool with_derivatives) {
     reduce(s, 7, total);
     s->sigma = s->curvature / (1.0 + s->curvature * total[2]);
     s->touching = total[3] > 0.0;
-    s->touch_count = (int)total[3];
     return (evaluation){total[0] + gas_energy,
                         sqrt(total[1] / b->params.mass),
                         {total[4], total[5], total[6]},

@@ -275,10 +275,6 @@ mg_hierarchy *mg_create(int n, const int *start, const int *col, bool *no_memory
     return H;
 }
 
-int mg_levels(const mg_hierarchy *H) {
-    return H ? H->levels : 0;
-}
-
 // ---------------------------------------------------------------------------
 
 static void block_inverse(const double *A, double *out) {

@@ -13,8 +13,6 @@ typedef struct mg_hierarchy mg_hierarchy;
 /// or with *no_memory set when an allocation failed.
 mg_hierarchy *mg_create(int n, const int *start, const int *col, bool *no_memory);
 void mg_destroy(mg_hierarchy *hierarchy);
-/// Levels, the fine one included (0 for NULL).
-int mg_levels(const mg_hierarchy *hierarchy);
 /// Makes every level's operator from the fine one: each point's symmetric
 /// own block (6 per point: xx xy xz yy yz zz), each slot's block (9 per
 /// slot, row-major), the rank-one term curvature g g^T (g: 3 arrays of
