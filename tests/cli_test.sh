@@ -67,7 +67,7 @@ expect_in "$tmp/out" '^  --ks .*\(N/m; default [0-9.e+-]+\)' "--ks shows its uni
 expect_in "$tmp/out" '^  --dt .*\(s; default [0-9.e+-]+\)' "--dt shows its unit and default"
 expect_in "$tmp/out" '^  --mass .*\(kg; default [0-9.e+-]+\)' "--mass shows its unit and default"
 expect_in "$tmp/out" 'euler\|symplectic\|heun\|rk4\|verlet\|implicit' "--integrator lists its choices"
-expect_in "$tmp/out" '\(m/s²; default 0.01\)' "--tol shows its unit and default"
+expect_in "$tmp/out" '\(m/s; default 0.001\)' "--tol shows its unit and default"
 expect_in "$tmp/out" '\(default 500\)' "--iterations shows its default"
 expect_in "$tmp/out" '^  --shape-k .*\(N/m; default 0\)' "--shape-k shows its unit and default"
 expect_in "$tmp/out" '^  --shape-damping .*\(1/s; default 0\)' "--shape-damping shows its unit"
@@ -226,7 +226,7 @@ done
 
 # ---- the implicit integrator: one sub-step of dt, and the solver's report
 
-implicit_keys="newton_mean newton_max iterations_mean iterations_max residual unconverged_steps"
+implicit_keys="newton_mean newton_max iterations_mean iterations_max residual force_residual unconverged_steps"
 run sim --integrator implicit --steps 30 --summary
 expect_status 0 "--integrator implicit --steps 30"
 # shellcheck disable=SC2086
@@ -252,7 +252,7 @@ expect_status 0 "--integrator implicit, the report"
 expect_in "$tmp/out" "implicit, dt [0-9.e-]+ s in 1 sub-step \(auto\)," \
     "--integrator implicit with --substeps auto takes 1 sub-step"
 expect_in "$tmp/out" "^  solver +Newton" "the report shows the solver's iterations"
-expect_in "$tmp/out" "^  residual +[0-9.e-]+ m/s² .*tol 0.01" "the report shows the residual"
+expect_in "$tmp/out" "^  residual +last Newton step changed a velocity by [0-9.e-]+ m/s at most \\(tol 0.001\\), force left [0-9.e-]+ m/s²" "the report shows the residual"
 checks=$((checks + 1))
 if grep -q "warning" "$tmp/err"; then
     fail "--integrator implicit: a stability warning: $(head -c 300 "$tmp/err")"
@@ -289,6 +289,37 @@ for args in "--tol 0" "--tol nan" "--iterations 0"; do
     expect_status 2 "psb bench $args" && expect_one_error_line "psb bench $args" &&
         expect_in "$tmp/err" "$name" "psb bench $args names $name"
 done
+
+# The realtime mode: every row and column, from the repository's meshes/
+# (--iterations 20 bounds the solver's work, so that this takes seconds).
+meshes="$(dirname "$0")/../meshes"
+run bench --realtime --quick --frames 2 --iterations 20 --meshes "$meshes"
+expect_status 0 "psb bench --realtime --quick"
+expect_in "$tmp/out" "^model +points +ms 1t +ms 2t +newton +CG +resid m/s +unconv +RT 2t +expl ms +sub +ratio$" \
+    "psb bench --realtime: the table's columns"
+for model in spot rocker-arm icosphere-5 icosphere-6; do
+    expect_in "$tmp/out" "^$model +[0-9]+( +[0-9.e+-]+){10}$" "psb bench --realtime: a row for $model"
+done
+checks=$((checks + 1))
+if grep -Eq "^(stanford-bunny|icosphere-7) " "$tmp/out"; then
+    fail "psb bench --realtime --quick runs the bunny or icosphere-7"
+fi
+run bench --realtime --scene spot --frames 2 --iterations 20 --meshes "$meshes" --format kv
+expect_status 0 "psb bench --realtime --scene spot --format kv"
+expect_in "$tmp/out" "^model=spot points=2930 frames=2 threads=2 ms_1t=[0-9.]+ ms_2t=[0-9.]+ ms_2t_max=[0-9.]+ newton=[0-9.]+ iterations=[0-9.]+ residual_max=[0-9.e+-]+ unconverged=[0-9]+ realtime=[0-9.]+ explicit_ms=[0-9.]+ explicit_substeps=[0-9]+ explicit_frames=2 explicit_ratio=[0-9.]+ blowups=[0-9]+$" \
+    "psb bench --realtime --format kv prints every key"
+run bench --realtime --quick --frames 2 --meshes "$tmp/no-such-folder"
+expect_status 2 "psb bench --realtime with a missing --meshes folder" &&
+    expect_one_error_line "psb bench --realtime with a missing --meshes folder" &&
+    expect_in "$tmp/err" "'$tmp/no-such-folder/spot.obj'.*--meshes DIR" \
+        "psb bench --realtime: the missing file's path and how to give the folder"
+for args in "--realtime --steps 5" "--realtime --integrator rk4" "--realtime --threads 1" \
+    "--realtime --scene nope" "--realtime --scene mesh" "--frames 5" "--meshes ."; do
+    # shellcheck disable=SC2086 # the arguments are split on purpose
+    run bench $args
+    expect_status 2 "psb bench $args" && expect_one_error_line "psb bench $args"
+done
+
 if "$PSB" --help | grep -q '^  view '; then
     run view --help
     expect_in "$tmp/out" '^  --tol ' "psb view --help mentions --tol"

@@ -99,7 +99,7 @@ typedef struct drop_result {
     double max_rise;   // the largest upward centroid velocity within 1 s after it, m/s
     double sideways;   // the largest horizontal momentum, kg m/s
     int unsolved;      // steps the solver did not converge in
-    double worst;      // the largest residual a step ended with, m/s^2
+    double worst;      // the largest residual a step ended with, m/s
     psb_body_state end;
 } drop_result;
 
@@ -146,6 +146,7 @@ static drop_result drop_ball(double restitution, double tol, int steps) {
 static void test_drop_on_floor(void) {
     // e = 0.3, 3 s: lands, never goes through, comes to rest on the floor.
     const drop_result a = drop_ball(0.3, psb_default_params().solver_tol, 180);
+    const drop_result tight = drop_ball(0.3, 1e-6, 180);
     CHECK(a.lowest >= -1e-9, "e=0.3: a point ended a step at y = %.3g m, below the floor",
           a.lowest);
     CHECK(a.first_contact >= 0, "e=0.3: the ball never reached the floor");
@@ -160,11 +161,21 @@ static void test_drop_on_floor(void) {
           norm(a.end.momentum));
     // A ball of 162 points converges well within the default cap, contacts
     // and all.
-    CHECK(a.unsolved == 0, "e=0.3: %d of 180 steps did not converge (largest residual %.3g m/s^2)",
+    CHECK(a.unsolved == 0, "e=0.3: %d of 180 steps did not converge (largest residual %.3g m/s)",
           a.unsolved, a.worst);
-    // The ball is its own mirror image in x and z: nothing pushes it sideways.
-    CHECK(a.sideways <= 1e-4, "e=0.3: a straight drop gained a horizontal momentum of %.3g kg m/s",
-          a.sideways);
+    // The ball is its own mirror image in x and z: nothing pushes it
+    // sideways but the solve's own error, which is not mirror symmetric
+    // (the multigrid's aggregates are not): each step's velocities are
+    // off by the tolerance at most, so the 1 kg ball's momentum by about
+    // tol kg m/s.
+    const double tol = psb_default_params().solver_tol;
+    CHECK(a.sideways <= tol * 1.0,
+          "e=0.3: a straight drop gained a horizontal momentum of %.3g kg m/s (tolerance %g m/s)",
+          a.sideways, tol);
+    // Solved tightly, the symmetry holds to far below that.
+    CHECK(tight.sideways <= 1e-6,
+          "e=0.3, tolerance 1e-6 m/s: a straight drop gained a horizontal momentum of %.3g kg m/s",
+          tight.sideways);
     // e = 0.8: the centroid moves up again within 1 s of the first contact.
     const drop_result b = drop_ball(0.8, psb_default_params().solver_tol, 120);
     CHECK(b.lowest >= -1e-9, "e=0.8: a point ended a step at y = %.3g m, below the floor",
@@ -294,8 +305,10 @@ static bool mirror_symmetric(const psb_mesh *m) {
 // drop is symmetric. The ball is its own mirror image in x and in z and
 // falls onto the sphere's top, so no horizontal force acts on it and its
 // horizontal momentum stays zero but for rounding (symplectic Euler at 20
-// sub-steps keeps it below 1e-13 kg m/s; the implicit step's drop on the
-// floor, below 3e-5 over 3 s).
+// sub-steps keeps it below 1e-13 kg m/s) and the solve's error, which is not
+// mirror symmetric: at the default tolerance (1e-3 m/s) that error tips the
+// ball off the top within 3 s, as a real ball would be tipped, so this
+// drop is solved to 1e-5 m/s.
 static void test_drop_on_sphere(void) {
     psb_mesh m;
     psb_error err;
@@ -303,6 +316,7 @@ static void test_drop_on_sphere(void) {
     CHECK(mirror_symmetric(&m), "the icosphere is not symmetric in x and z");
     psb_params p = implicit_params();
     p.floor = false;
+    p.solver_tol = 1e-5;
     psb_world *w = make_world(&p);
     const psb_vec3 centre = {0, 0, 0};
     const double radius = 1.0;
@@ -333,7 +347,7 @@ static void test_drop_on_sphere(void) {
               radius - closest);
         CHECK(unsolved == 0,
               "sphere: %d of 180 steps did not converge, the first at step %d (largest residual "
-              "%.3g m/s^2)",
+              "%.3g m/s)",
               unsolved, first_unsolved, worst);
         CHECK(sideways <= 1e-4,
               "sphere: a symmetric drop on the top gained a horizontal momentum of %.3g kg m/s "
@@ -375,7 +389,7 @@ static void test_ring_on_floor(void) {
             worst = fmax(worst, rep.residual);
         }
         CHECK(blown == 0, "ring: %d blow-ups: %s", blown, psb_world_last_event(w));
-        CHECK(unsolved == 0, "ring: %d of 180 steps did not converge (largest residual %.3g m/s^2)",
+        CHECK(unsolved == 0, "ring: %d of 180 steps did not converge (largest residual %.3g m/s)",
               unsolved, worst);
         CHECK(lowest >= -1e-9, "ring: a point ended a step at y = %.3g m, below the floor", lowest);
         const double end = psb_body_measure(w, id).min_y;
@@ -469,6 +483,11 @@ static void check_energy(const psb_mesh *m, const psb_vec3 *jittered, int cap) {
     psb_params p = implicit_params();
     p.gravity = 0.0;
     p.floor = false;
+    // Tight, so that the cap is what cuts the steps short: a step solved to
+    // the tolerance leaves its velocities off by up to tol, and so can give
+    // the energy back by about M |v| tol (1e-6 J here at the default 1e-3
+    // m/s, as the jitter dies down).
+    p.solver_tol = 1e-6;
     if (cap > 0) {
         p.solver_iterations = cap;
     }
@@ -501,8 +520,10 @@ static void check_energy(const psb_mesh *m, const psb_vec3 *jittered, int cap) {
         last = e;
         const psb_solver_report r = psb_body_solver_report(w, id);
         over_cap += r.iterations > p.solver_iterations;
-        // One sub-step a step: converged means its residual reached the tolerance.
-        inconsistent += r.converged != (r.residual <= p.solver_tol);
+        // One sub-step a step: converged means its last Newton step moved
+        // no velocity by more than the tolerance (a step cut short may
+        // have made a small move too, without its solve being done).
+        inconsistent += r.converged && !(r.residual <= p.solver_tol);
         if (cap == 0 && s >= 3 && !(r.converged && r.residual <= p.solver_tol)) {
             unsolved++;
             first_unsolved = first_unsolved < 0 ? s : first_unsolved;
@@ -522,7 +543,7 @@ static void check_energy(const psb_mesh *m, const psb_vec3 *jittered, int cap) {
           worst_rise, worst_rise / scale, scale, worst_step);
     CHECK(unsolved == 0,
           "default cap: %d of steps 3 to 119 did not converge, the first at step %d (largest "
-          "residual %.3g m/s^2, tolerance %g)",
+          "residual %.3g m/s, tolerance %g)",
           unsolved, first_unsolved, worst_residual, p.solver_tol);
     CHECK(over_cap == 0, "cap %d: %d steps took more iterations than the cap", cap, over_cap);
     CHECK(inconsistent == 0, "cap %d: %d steps' converged flag disagrees with their residual", cap,
@@ -553,7 +574,7 @@ static void test_energy_cut_short(void) {
 // ---- 4. convergence with the tolerance
 
 // The drop of test 1 for 1 s (through its first bounce), solved to 1e-1,
-// 1e-2 and 1e-3 m/s^2: its final volume and centroid come closer to the
+// 1e-2 and 1e-3 m/s: its final volume and centroid come closer to the
 // drop solved to 1e-6 as the tolerance tightens.
 static void test_tolerance(void) {
     const drop_result ref = drop_ball(0.3, 1e-6, 60);
@@ -581,14 +602,14 @@ static void test_tolerance(void) {
 
 // The energy of an undamped ball (ks 200 N/m, nRT 100 J, 1 kg, no gravity,
 // no floor) started at rest in the shape `start`, after 6 and 60 world
-// steps of `substeps` sub-steps (0.1 s and 1 s), solved to 1e-4 m/s^2 (a
+// steps of `substeps` sub-steps (0.1 s and 1 s), solved to 1e-8 m/s (a
 // tighter tolerance changes no printed digit); e[0]: the energy at the start.
 static void breathing_energy(const psb_mesh *m, const psb_vec3 *start, int substeps, int steps,
                              double e[3]) {
     psb_params p = free_params(frame);
     p.integrator = PSB_IMPLICIT;
     p.substeps = substeps;
-    p.solver_tol = 1e-4;
+    p.solver_tol = 1e-8;
     psb_world *w = make_world(&p);
     psb_body_def def = psb_mesh_body_def(m);
     def.points = start;
@@ -758,7 +779,7 @@ static void test_sweep(void) {
                             CHECK(st.volume > 2.0 * st.rest_volume,
                                   "%s: volume %.4g after 1 s, rest %.4g: the gas did not "
                                   "inflate it (last step: %d Newton, %d CG iterations, "
-                                  "residual %.3g m/s^2, converged %d)",
+                                  "residual %.3g m/s, converged %d)",
                                   what, st.volume, st.rest_volume, r.newton, r.iterations,
                                   r.residual, r.converged);
                         }

@@ -26,7 +26,7 @@
 // g (g . p). A compressed spring makes its lateral term negative: once the
 // conjugate gradients meet negative curvature or a line search fails, that
 // term is clamped at 0 for the rest of the sub-step. The preconditioner is
-// a multigrid V-cycle (implicit_mg.c), or, for small bodies and when that
+// an additive multigrid (implicit_mg.c), or, for small bodies and when that
 // fails, each point's own block with the rank-one term by Sherman-Morrison:
 // (D + c g g^T)^-1 r = D^-1 r - c D^-1 g (g . D^-1 r) / (1 + c g . D^-1 g).
 // A backtracking line search on G (Armijo) makes every Newton step lower G,
@@ -53,6 +53,7 @@
 
 enum {
     SUMS = 8,           // partial sums a chunk keeps
+    MAX_SLOT = SUMS - 1, // the one of them that reduce() combines by max
     NEWTON_MAX = 60,    // Newton iterations a sub-step takes at most
     BACKTRACK_MAX = 16, // halvings of the line search's step at most
 };
@@ -67,6 +68,9 @@ enum {
 #define TOUCH 1e-9
 // Armijo's sufficient decrease: G(x + a d) <= G(x) + ARMIJO a grad G . d.
 #define ARMIJO 1e-4
+// Inexact Newton: the conjugate gradients reduce the error's energy by
+// ETA^2 at most.
+#define ETA 0.25
 
 typedef struct implicit_work {
     // Springs per point, both ends (CSR): slots adj_start[i] .. adj_start[i + 1] - 1.
@@ -395,10 +399,12 @@ static void reduce(const step_ctx *s, int count, double out[SUMS]) {
     for (int k = 0; k < count; k++) {
         out[k] = 0.0;
     }
+    out[MAX_SLOT] = 0.0;
     for (int ch = 0; ch < s->b->chunk_count; ch++) {
         for (int k = 0; k < count; k++) {
             out[k] += sums[ch * SUMS + k];
         }
+        out[MAX_SLOT] = fmax(out[MAX_SLOT], sums[ch * SUMS + MAX_SLOT]);
     }
     team_sync(s);
 }
@@ -961,7 +967,7 @@ static void hessian_times(step_ctx *s, double gp) {
 
 // z = (the preconditioner) r for the part's points, filtered, with the
 // partial sums w . r (slot 0), r . z (1) and r . M^-1 r (2). With the
-// multigrid, z is the V-cycle's (which holds the gas's rank-one term
+// multigrid, z is its answer (which holds the gas's rank-one term
 // itself: w . r is 0); without, z = D^-1 r, and the caller takes the
 // rank-one term by Sherman-Morrison, z - sigma (w . r) w.
 static void precondition(step_ctx *s) {
@@ -969,7 +975,7 @@ static void precondition(step_ctx *s) {
     implicit_work *W = s->W;
     const bool multigrid = W->mg && s->use_mg;
     if (multigrid) {
-        // One V-cycle, on thread 0 (the others wait): z = V r.
+        // The multigrid, on thread 0 (the others wait): z = B r.
         team_sync(s);
         if (s->part->thread == 0) {
             mg_apply(W->mg, W->r, W->z);
@@ -979,7 +985,7 @@ static void precondition(step_ctx *s) {
     for (int ch = s->part->c0; ch < s->part->c1; ch++) {
         int i0, i1;
         chunk_points(b, ch, &i0, &i1);
-        double wr = 0.0, rz = 0.0, rr = 0.0;
+        double wr = 0.0, rz = 0.0, rr = 0.0, zmax = 0.0;
         for (int i = i0; i < i1; i++) {
             if (!is_free(b, i)) {
                 W->z[0][i] = W->z[1][i] = W->z[2][i] = 0.0;
@@ -1000,11 +1006,13 @@ static void precondition(step_ctx *s) {
                 rz += r[c] * z[c];
             }
             rr += (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) / b->mass[i];
+            zmax = fmax(zmax, z[0] * z[0] + z[1] * z[1] + z[2] * z[2]);
         }
         double *sums = W->sums + ch * SUMS;
         sums[0] = wr;
         sums[1] = rz;
         sums[2] = rr;
+        sums[MAX_SLOT] = zmax;
     }
 }
 
@@ -1111,12 +1119,15 @@ static void filter_blocks(step_ctx *s) {
     }
 }
 
-// Solves H d = -grad G (at the iterate) approximately, from d = 0, until
-// |r|_M^-1 <= target or `cap` iterations; returns the iterations used, or
-// -1 when the multigrid preconditioner is not positive definite on this
-// problem (a very high pressure on a slack body can make its sweeps
+// Solves H d = -grad G (at the iterate) approximately, from d = 0: until
+// r . z, the error's energy as the preconditioner sees it, is at most eta^2
+// times its start, or `cap` iterations. *solved says whether it got there.
+// When one preconditioner application moves no point faster than `floor`
+// (m/s over the step), d stays 0 and it is solved. Returns the iterations
+// used, or -1 when the multigrid preconditioner is not positive definite
+// on this problem (a very high pressure on a slack body can make its sweeps
 // diverge): the caller then solves again without it.
-static int conjugate_gradients(step_ctx *s, double target, int cap) {
+static int conjugate_gradients(step_ctx *s, double eta, double floor, int cap, bool *solved) {
     psb_body *b = s->b;
     implicit_work *W = s->W;
     const body_part *part = s->part;
@@ -1143,13 +1154,14 @@ static int conjugate_gradients(step_ctx *s, double target, int cap) {
     reduce(s, 3, t);
     double sigma_wr = s->sigma * t[0];
     double rz = t[1] - s->sigma * t[0] * t[0]; // r . (D + c g g^T)^-1 r
-    const double target2 = target * target * b->params.mass;
-    if (t[2] <= target2) {
+    *solved = sqrt(t[MAX_SLOT]) <= floor * s->h;
+    if (*solved) {
         return 0;
     }
     if (!(rz > 0.0)) {
         return multigrid ? -1 : 0;
     }
+    const double target = eta * eta * rz;
     new_direction(s, sigma_wr, 0.0);
     reduce(s, 1, t);
     int it = 0;
@@ -1178,15 +1190,16 @@ static int conjugate_gradients(step_ctx *s, double target, int cap) {
         }
         precondition(s);
         reduce(s, 3, t);
-        if (t[2] <= target2) {
-            break;
-        }
         sigma_wr = s->sigma * t[0];
         const double rz_new = t[1] - s->sigma * t[0] * t[0];
         if (!(rz_new > 0.0)) {
             if (multigrid) {
                 return -1;
             }
+            break;
+        }
+        if (rz_new <= target) {
+            *solved = true;
             break;
         }
         const double beta = rz_new / rz;
@@ -1199,6 +1212,26 @@ static int conjugate_gradients(step_ctx *s, double target, int cap) {
 
 // ---------------------------------------------------------------------------
 // The step.
+
+// The largest velocity change the Newton direction makes: max |d_i| / h,
+// m/s (every thread).
+static double largest_change(step_ctx *s) {
+    const implicit_work *W = s->W;
+    for (int ch = s->part->c0; ch < s->part->c1; ch++) {
+        int i0, i1;
+        chunk_points(s->b, ch, &i0, &i1);
+        double most = 0.0;
+        for (int i = i0; i < i1; i++) {
+            double d[3];
+            load(W->d, i, d);
+            most = fmax(most, d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        }
+        W->sums[ch * SUMS + MAX_SLOT] = most;
+    }
+    double t[SUMS];
+    reduce(s, 0, t);
+    return sqrt(t[MAX_SLOT]) / s->h;
+}
 
 // x = base + alpha d on the part's points, kept out of the colliders, and
 // the first-order change of G that the move makes, grad G . (x - base)
@@ -1237,8 +1270,11 @@ static void begin_step(step_ctx *s, double t) {
     psb_body *b = s->b;
     implicit_work *W = s->W;
     const body_part *part = s->part;
+    // The last step's change of velocity, h (v_n - v_{n-1}), for the
+    // extrapolated first guess (v0 still holds v_{n-1}).
     for (int c = 0; c < 3; c++) {
         for (int i = part->i0; i < part->i1; i++) {
+            W->d[c][i] = s->h * (b->v[c][i] - b->v0[c][i]);
             b->x0[c][i] = b->x[c][i];
             b->v0[c][i] = b->v[c][i];
             b->f[c][i] = 0.0;
@@ -1288,20 +1324,52 @@ static void begin_step(step_ctx *s, double t) {
     }
 }
 
-// The Newton iterations; returns whether the residual reached the tolerance.
-static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *residual_out) {
+// The Newton iterations; returns whether they converged: a Newton step
+// solved to its inexact tolerance moved no point's velocity by more than
+// solver_tol. *change_out: that step's largest velocity change (m/s);
+// *residual_out: the RMS force residual per unit mass at the end (m/s²).
+static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *change_out,
+                  double *residual_out) {
     psb_body *b = s->b;
     implicit_work *W = s->W;
     const body_part *part = s->part;
     const psb_params *p = &s->w->params;
-    // Start from x_n or from free flight, whichever G is lower at: every
-    // Newton step then lowers G, so the step ends no higher than x_n.
+    // Start from the lowest in G of x_n, free flight, and the last step's
+    // motion carried on (x_n + h v_n + h (v_n - v_{n-1})): every Newton
+    // step then lowers G, so the step ends no higher than x_n.
     evaluation at = evaluate(s, false);
+    int best = 0;
+    for (int i = part->i0; i < part->i1; i++) {
+        for (int c = 0; c < 3; c++) {
+            W->xs[c][i] = b->x[c][i];
+        }
+    }
+    for (int guess = 1; guess <= 2; guess++) {
+        for (int i = part->i0; i < part->i1; i++) {
+            double x[3];
+            for (int c = 0; c < 3; c++) {
+                x[c] = guess == 1 ? W->y[c][i] - (c == 1 ? s->h * s->h * s->gravity : 0.0)
+                                  : W->y[c][i] + W->d[c][i];
+            }
+            if (is_free(b, i)) {
+                push_out(s, i, x);
+                for (int c = 0; c < 3; c++) {
+                    b->x[c][i] = x[c];
+                }
+            }
+        }
+        const evaluation e = evaluate(s, false);
+        if (e.energy < at.energy) {
+            at = e;
+            best = guess;
+        }
+    }
     for (int i = part->i0; i < part->i1; i++) {
         double x[3];
         for (int c = 0; c < 3; c++) {
-            W->xs[c][i] = b->x[c][i];
-            x[c] = W->y[c][i] - (c == 1 ? s->h * s->h * s->gravity : 0.0);
+            x[c] = best == 0   ? W->xs[c][i]
+                   : best == 1 ? W->y[c][i] - (c == 1 ? s->h * s->h * s->gravity : 0.0)
+                               : W->y[c][i] + W->d[c][i];
         }
         if (is_free(b, i)) {
             push_out(s, i, x);
@@ -1310,32 +1378,34 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *residual_ou
             }
         }
     }
-    evaluation flight = evaluate(s, true);
-    if (!(flight.energy <= at.energy)) {
-        for (int c = 0; c < 3; c++) {
-            for (int i = part->i0; i < part->i1; i++) {
-                b->x[c][i] = W->xs[c][i];
-            }
-        }
-        at = evaluate(s, true);
-    } else {
-        at = flight;
-    }
+    at = evaluate(s, true);
     accept_evaluation(s);
-    const double first = at.residual;
     int newton = 0, cg = 0;
-    bool converged = at.residual <= p->solver_tol;
+    double change = 0.0, first_change = 0.0; // Newton steps' largest velocity change, m/s
+    bool converged = false;
     while (!converged && newton < NEWTON_MAX && cg < p->solver_iterations) {
-        // Inexact Newton: solve no tighter than the outer residual needs.
-        const double eta = fmin(0.25, sqrt(at.residual / first));
-        const double target = fmax(eta * at.residual, 0.1 * p->solver_tol);
-        int used = conjugate_gradients(s, target, p->solver_iterations - cg);
+        // Inexact Newton: the first solve loose, the later ones tighter as
+        // the steps shrink (Eisenstat and Walker's choice 2, on the moves).
+        const double eta = newton == 0 ? ETA : fmin(ETA, sqrt(change / first_change));
+        const double floor = 0.5 * p->solver_tol;
+        const int left = p->solver_iterations - cg;
+        bool solved = false;
+        int used = conjugate_gradients(s, eta, floor, left, &solved);
         if (used < 0) {
             s->use_mg = false;
-            used = conjugate_gradients(s, target, p->solver_iterations - cg);
+            used = conjugate_gradients(s, eta, floor, left, &solved);
         }
         cg += used;
+        if (used == 0 && solved) {
+            converged = true;
+            change = 0.0;
+            break;
+        }
         newton++;
+        change = largest_change(s);
+        if (newton == 1) {
+            first_change = change;
+        }
         // Met negative curvature: from the next evaluation on, clamp.
         s->clamp = s->clamp || s->negative;
         for (int c = 0; c < 3; c++) {
@@ -1363,6 +1433,7 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *residual_ou
                 at = trial;
                 accept_evaluation(s);
                 accepted = true;
+                converged = solved && change <= p->solver_tol;
                 break;
             }
         }
@@ -1384,7 +1455,6 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *residual_ou
             evaluate(s, false);
             break;
         }
-        converged = at.residual <= p->solver_tol;
     }
     // The energy is invariant under a translation of the body, but for the
     // linear gravity and wind, while no point touches a collider, nothing is
@@ -1412,11 +1482,11 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *residual_ou
             }
         } else {
             at = moved;
-            converged = at.residual <= p->solver_tol;
         }
     }
     *newton_out = newton;
     *cg_out = cg;
+    *change_out = change;
     *residual_out = at.residual;
     return converged;
 }
@@ -1446,15 +1516,16 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
     }
     begin_step(&s, t);
     int newton = 0, cg = 0;
-    double residual = 0.0;
-    const bool converged = solve(&s, &newton, &cg, &residual);
+    double change = 0.0, residual = 0.0;
+    const bool converged = solve(&s, &newton, &cg, &change, &residual);
     if (part->thread == 0) {
         b->volume = s.volume;
         b->nrt = s.nrt;
         b->pressure = s.pressure;
         b->solver.newton += newton;
         b->solver.iterations += cg;
-        b->solver.residual = residual;
+        b->solver.residual = change;
+        b->solver.force_residual = residual;
         b->solver.converged = b->solver.converged && converged;
     }
     // v = (x - x_n) / h, then the colliders' restitution and friction on

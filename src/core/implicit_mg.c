@@ -1,4 +1,4 @@
-// The implicit step's preconditioner: a multigrid V-cycle over aggregates
+// The implicit step's preconditioner: additive multigrid over aggregates
 // of the mesh's points.
 //
 // Conjugate gradients with a point-by-point preconditioner need about
@@ -18,11 +18,15 @@
 //   block (i, j) with i in I and j in J. The gas's rank-one term
 //   c g g^T restricts to c (P^T g)(P^T g)^T and is kept as a rank-one term
 //   on every level.
-// - Apply: a V-cycle, one damped block-Jacobi sweep before and after the
-//   coarse correction on each level (the point's own 3x3 block with the
-//   rank-one term, inverted by Sherman-Morrison), and sweeps on the
-//   coarsest. The same sweeps before and after make the V-cycle a
-//   symmetric operator, as conjugate gradients need.
+// - Apply: additive, z = sum over the levels of P_l w (D_l + c g_l g_l^T)^-1
+//   P_l^T r, with P_l the prolongation from level l to the finest, D_l the
+//   level's own 3x3 blocks and the rank-one term inverted by
+//   Sherman-Morrison; on the coarsest, a few Jacobi sweeps instead. Each
+//   term is symmetric and positive definite, so the sum is, as conjugate
+//   gradients need. Unlike a V-cycle it computes no residual on the fine
+//   level: one pass down and one up. It takes more CG iterations than a
+//   V-cycle (Spot: 35 against 21 a frame) but less time (1.15x faster on
+//   Spot, 1.6x on the rocker arm, where the V-cycle's residuals cost most).
 //
 // Everything here runs on one thread, in a fixed order.
 #include <stdlib.h>
@@ -424,33 +428,42 @@ static void sweep(mg_level *L, int l, const double *inv_mass, double weight) {
     }
 }
 
-static void vcycle(mg_hierarchy *H, int l) {
+// The coarsest level: COARSE_SWEEPS damped Jacobi sweeps from x = 0 (a
+// fixed polynomial in D^-1 A times D^-1: a symmetric operator).
+static void coarsest(mg_hierarchy *H, int l) {
     mg_level *L = &H->level[l];
     memset(L->x, 0, 3 * (size_t)L->n * sizeof(double));
+    for (int k = 0; k < COARSE_SWEEPS; k++) {
+        residual(H, L, l);
+        sweep(L, l, H->inv_mass, JACOBI_WEIGHT);
+    }
+}
+
+// x = w (D + c g g^T)^-1 b on level l plus the coarser levels' answer to
+// P^T b, prolonged (additive: no level waits for another's residual).
+static void additive(mg_hierarchy *H, int l) {
+    mg_level *L = &H->level[l];
     if (l + 1 == H->levels) {
-        for (int k = 0; k < COARSE_SWEEPS; k++) {
-            residual(H, L, l);
-            sweep(L, l, H->inv_mass, JACOBI_WEIGHT);
-        }
+        coarsest(H, l);
         return;
     }
-    memcpy(L->r, L->b, 3 * (size_t)L->n * sizeof(double)); // residual of x = 0
+    memset(L->x, 0, 3 * (size_t)L->n * sizeof(double));
+    memcpy(L->r, L->b, 3 * (size_t)L->n * sizeof(double));
     sweep(L, l, H->inv_mass, JACOBI_WEIGHT);
-    residual(H, L, l);
     mg_level *C = &H->level[l + 1];
     for (int I = 0; I < C->n; I++) {
         double sum[3] = {0.0, 0.0, 0.0};
         for (int m = L->member_start[I]; m < L->member_start[I + 1]; m++) {
             const int i = L->member[m];
             for (int c = 0; c < 3; c++) {
-                sum[c] += L->r[3 * i + c];
+                sum[c] += L->b[3 * i + c];
             }
         }
         for (int c = 0; c < 3; c++) {
             C->b[3 * I + c] = sum[c];
         }
     }
-    vcycle(H, l + 1);
+    additive(H, l + 1);
     for (int i = 0; i < L->n; i++) {
         if (l == 0 && !(H->inv_mass[i] > 0.0)) {
             continue;
@@ -459,8 +472,6 @@ static void vcycle(mg_hierarchy *H, int l) {
             L->x[3 * i + c] += C->x[3 * L->agg[i] + c];
         }
     }
-    residual(H, L, l);
-    sweep(L, l, H->inv_mass, JACOBI_WEIGHT);
 }
 
 void mg_apply(mg_hierarchy *H, double *const r[3], double *const z[3]) {
@@ -470,7 +481,7 @@ void mg_apply(mg_hierarchy *H, double *const r[3], double *const z[3]) {
             F->b[3 * i + c] = r[c][i];
         }
     }
-    vcycle(H, 0);
+    additive(H, 0);
     for (int i = 0; i < F->n; i++) {
         for (int c = 0; c < 3; c++) {
             z[c][i] = F->x[3 * i + c];

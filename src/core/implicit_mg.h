@@ -22,7 +22,7 @@ void mg_destroy(mg_hierarchy *hierarchy);
 void mg_assemble(mg_hierarchy *hierarchy, const double *diag6, const double *off9,
                  double *const g[3], double *const normal[3], double curvature,
                  const double *inv_mass);
-/// z = (one V-cycle) r, for every point; pinned points get 0.
+/// z = (the additive multigrid) r, for every point; pinned points get 0.
 void mg_apply(mg_hierarchy *hierarchy, double *const r[3], double *const z[3]);
 
 #endif

@@ -123,8 +123,8 @@ typedef struct psb_params {
                        ///< points and up (any integrator) is shared between them, smaller bodies
                        ///< run side by side, one thread each. Same bits whatever the count; on a
                        ///< busy machine 1 is faster; without OpenMP in the build, always 1.
-    double solver_tol; ///< implicit: a step is solved when its residual, the RMS over points
-                       ///< of the unbalanced force per unit mass, is at most this, m/s² (> 0)
+    double solver_tol; ///< implicit: a step is solved when its last Newton step changed no
+                       ///< point's velocity by more than this, m/s (> 0; default 1e-3)
     int solver_iterations; ///< implicit: the most conjugate-gradient iterations one sub-step of
                            ///< one body may take, over all its Newton iterations (1..100000)
     psb_body_params body;  ///< material for new bodies: front ends copy it into
@@ -244,9 +244,12 @@ int psb_world_body_count(const psb_world *world);
 typedef struct psb_solver_report {
     int newton;      ///< Newton iterations, summed over the sub-steps
     int iterations;  ///< conjugate-gradient iterations, summed over the sub-steps
-    double residual; ///< the last sub-step's final residual: RMS over points of the unbalanced
-                     ///< force per unit mass, m/s²
-    bool converged;  ///< every sub-step reached solver_tol within solver_iterations
+    double residual; ///< the last sub-step's last Newton step: the largest change it made to
+                     ///< a point's velocity, m/s (what solver_tol bounds; 0 when the first
+                     ///< guess was already solved)
+    double force_residual; ///< after the last sub-step: the RMS over points of the unbalanced
+                           ///< force per unit mass, m/s²
+    bool converged;        ///< every sub-step reached solver_tol within solver_iterations
 } psb_solver_report;
 
 /// The implicit solver's report on body `body` for the last world step.

@@ -244,12 +244,13 @@ psb_solver_report psb_body_solver_report(const psb_world *w, int body) {
 }
 
 psb_solver_report psb_world_solver_report(const psb_world *w) {
-    psb_solver_report all = {0, 0, 0.0, true};
+    psb_solver_report all = {0, 0, 0.0, 0.0, true};
     for (int k = 0; k < w->body_count; k++) {
         const psb_solver_report r = w->bodies[k]->solver;
         all.newton += r.newton;
         all.iterations += r.iterations;
         all.residual = fmax(all.residual, r.residual);
+        all.force_residual = fmax(all.force_residual, r.force_residual);
         all.converged = all.converged && r.converged;
     }
     return all;
@@ -416,7 +417,7 @@ static const char *recover(psb_world *w, psb_body *b) {
 
 // Steps body b alone, on the threads it gets, and files the guard's verdict.
 static void step_body(psb_world *w, psb_body *b, int threads) {
-    b->solver = (psb_solver_report){0, 0, 0.0, w->params.integrator == PSB_IMPLICIT};
+    b->solver = (psb_solver_report){0, 0, 0.0, 0.0, w->params.integrator == PSB_IMPLICIT};
 #ifdef _OPENMP
     const verdict v = threads > 1 ? step_body_threaded(w, b, threads) : step_body_serial(w, b);
 #else

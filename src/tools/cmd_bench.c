@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_realtime.h"
 #include "bench_textbook.h"
 #include "commands.h"
 #include "options.h"
@@ -34,19 +35,22 @@ enum { MAX_REPEATS = 64 };
 #define IMPLICIT_FEWER 100.0
 
 typedef struct bench_args {
-    const char *scene; ///< one scene name, or NULL for all
-    const char *mesh;  ///< an OBJ file to add as a scene, or NULL
-    int threads;       ///< threads for the step
-    int steps;         ///< sub-steps per repeat; 0 = sized to the mesh
-    int substeps;      ///< sub-steps per world step; 0 = one 60 Hz frame's
-    int repeats;       ///< timed repeats; 0 = 5 (3 with --quick)
-    double damping;    ///< the springs' damping, N·s/m
-    int integrator;    ///< a psb_integrator
-    double tol;        ///< implicit: the solver's tolerance, m/s²
-    int iterations;    ///< implicit: the most CG iterations per sub-step
-    bool quick;        ///< the smaller scenes, fewer steps
-    bool reference;    ///< also time the textbook implementation
-    int format;        ///< 0 table, 1 kv
+    const char *scene;  ///< one scene name, or NULL for all
+    const char *mesh;   ///< an OBJ file to add as a scene, or NULL
+    int threads;        ///< threads for the step
+    int steps;          ///< sub-steps per repeat; 0 = sized to the mesh
+    int substeps;       ///< sub-steps per world step; 0 = one 60 Hz frame's
+    int repeats;        ///< timed repeats; 0 = 5 (3 with --quick)
+    double damping;     ///< the springs' damping, N·s/m
+    int integrator;     ///< a psb_integrator
+    double tol;         ///< implicit: the solver's tolerance, m/s
+    int iterations;     ///< implicit: the most CG iterations per sub-step
+    bool quick;         ///< the smaller scenes, fewer steps
+    bool reference;     ///< also time the textbook implementation
+    int format;         ///< 0 table, 1 kv
+    bool realtime;      ///< the realtime mode (bench_realtime.h) instead of the scenes
+    int frames;         ///< realtime: frames per model and thread count
+    const char *meshes; ///< realtime: the folder of the models' OBJ files
 } bench_args;
 
 static const char *format_name(int index) {
@@ -60,22 +64,27 @@ static const psb_option bench_table[] = {
      .type = PSB_OPT_STRING,
      .offset = FIELD(scene),
      .meta = "NAME",
-     .help = "one scene: icosphere-3 .. icosphere-7, ring-10k, or mesh (with --mesh)",
+     .help = "one scene: icosphere-3 .. icosphere-7, ring-10k, or mesh (with --mesh); with "
+             "--realtime one model: spot, rocker-arm, stanford-bunny, icosphere-5 .. "
+             "icosphere-7, or mesh",
      .default_text = "all"},
     {.name = "mesh",
      .type = PSB_OPT_STRING,
      .offset = FIELD(mesh),
      .meta = "FILE",
      .help = "also time an OBJ file's first part (holes filled, scaled to a 0.5 m radius, "
-             "first settled to its gas-spring balance)",
+             "first settled to its gas-spring balance); with --realtime one more row, the file "
+             "as `psb sim --mesh FILE --fill-holes` drops it",
      .default_text = "none"},
     {.name = "threads",
      .type = PSB_OPT_INT,
      .offset = FIELD(threads),
      .meta = "N",
-     .help = "threads that share each body's step (bodies of 4096 points and up)",
+     .help = "threads that share each body's step (bodies of 4096 points and up); with "
+             "--realtime the second thread count, 2 or more (1 thread is always timed too)",
      .min = 1,
-     .max = PSB_MAX_THREADS},
+     .max = PSB_MAX_THREADS,
+     .default_text = "1; with --realtime 2"},
     {.name = "steps",
      .type = PSB_OPT_INT,
      .offset = FIELD(steps),
@@ -120,9 +129,9 @@ static const psb_option bench_table[] = {
      .type = PSB_OPT_NUMBER,
      .offset = FIELD(tol),
      .meta = "X",
-     .unit = "m/s^2",
-     .help = "implicit: a step is solved when the RMS over points of the unbalanced force per "
-             "unit mass is at most X",
+     .unit = "m/s",
+     .help = "implicit: a step is solved when its last Newton step changed no point's "
+             "velocity by more than X",
      .min = 0,
      .max = INFINITY,
      .min_open = true},
@@ -136,7 +145,8 @@ static const psb_option bench_table[] = {
     {.name = "quick",
      .type = PSB_OPT_FLAG,
      .offset = FIELD(quick),
-     .help = "a small, fast run (smaller scenes, fewer steps): a smoke test"},
+     .help = "a small, fast run (smaller scenes, fewer steps): a smoke test; with --realtime "
+             "without stanford-bunny and icosphere-7"},
     {.name = "reference",
      .type = PSB_OPT_FLAG,
      .offset = FIELD(reference),
@@ -148,8 +158,29 @@ static const psb_option bench_table[] = {
      .help = "a readable table, or one line of key=value pairs per scene",
      .choice = format_name,
      .choice_count = 2},
+    {.name = "realtime",
+     .type = PSB_OPT_FLAG,
+     .offset = FIELD(realtime),
+     .help = "instead of the scenes: can the implicit integrator run real meshes in real time? "
+             "(see above)"},
+    {.name = "frames",
+     .type = PSB_OPT_INT,
+     .offset = FIELD(frames),
+     .meta = "N",
+     .help = "realtime: frames of 1/60 s per model and thread count (the explicit path: the "
+             "first 5 at most)",
+     .min = 1,
+     .max = 100000},
+    {.name = "meshes",
+     .type = PSB_OPT_STRING,
+     .offset = FIELD(meshes),
+     .meta = "DIR",
+     .help = "realtime: the folder holding spot.obj, rocker-arm.obj and stanford-bunny.obj "
+             "(the psb checkout's meshes/)"},
 };
 #undef FIELD
+
+enum { BENCH_OPTION_COUNT = (int)(sizeof bench_table / sizeof bench_table[0]) };
 
 typedef struct scene {
     const char *name;
@@ -518,8 +549,7 @@ static void print_result(const char *name, const bench_args *args, const result 
 }
 
 static void print_help(FILE *out, bench_args *defaults) {
-    psb_option_group group = {"Benchmark", bench_table,
-                              (int)(sizeof bench_table / sizeof bench_table[0]), defaults, NULL};
+    psb_option_group group = {"Benchmark", bench_table, BENCH_OPTION_COUNT, defaults, NULL};
     fprintf(out, "usage: psb bench [options]\n"
                  "\n"
                  "Times the simulation step (springs, volume and pressure, gravity, floor,\n"
@@ -537,9 +567,67 @@ static void print_help(FILE *out, bench_args *defaults) {
                  "the blow-up check and the public copy, once per world step, weigh what they\n"
                  "weigh there; --substeps sets it. The implicit integrator steps 1/60 s at a\n"
                  "time and also prints its Newton and conjugate-gradient iterations per world\n"
-                 "step and the last step's residual (m/s^2).\n"
+                 "step and the last step's residual (m/s: the largest change the last Newton\n"
+                 "step made to a point's velocity).\n"
+                 "\n"
+                 "--realtime asks instead whether the implicit integrator runs real meshes in\n"
+                 "real time. Each model (spot, rocker-arm, stanford-bunny with its holes filled,\n"
+                 "icosphere-5, -6 and -7, and --mesh FILE when given; --quick leaves out the\n"
+                 "bunny and icosphere-7) is built as `psb sim --mesh FILE --fill-holes` or\n"
+                 "`psb sim --subdiv N` builds it (fitted to a 0.5 m radius, the default\n"
+                 "material, dropped from the default height onto the floor) and runs --frames\n"
+                 "frames of 1/60 s with the implicit integrator, one step a frame, on 1 thread\n"
+                 "and on 2 (or --threads N). One row per model: points; ms of physics per frame\n"
+                 "on each thread count (the total wall-clock time of the frames' steps divided\n"
+                 "by the frames: a mean, not a median); the mean Newton and CG iterations a\n"
+                 "frame; the largest residual of any frame (m/s) and the frames that missed\n"
+                 "--tol; the real-time factor on 2 threads, (1/60 s) / (ms per frame); and the\n"
+                 "explicit path's ms per frame (symplectic Euler at `psb sim`'s automatic\n"
+                 "sub-steps, over the first 5 frames at most, on 2 threads) with its ratio to\n"
+                 "the implicit one. The models' files are read from --meshes DIR (default:\n"
+                 "meshes, under the current folder); a missing file stops the run before it\n"
+                 "starts, naming the path.\n"
                  "\n");
     psb_options_print_help(out, &group, 1);
+}
+
+// --realtime: checks what goes with it and hands over to bench_realtime.c.
+static int run_realtime(const bench_args *args, const psb_option_group *group) {
+    // The mode sets its own integrators, steps and body.
+    static const char *const refused[] = {"steps",   "substeps",   "repeats",
+                                          "damping", "integrator", "reference"};
+    for (int i = 0; i < (int)(sizeof refused / sizeof refused[0]); i++) {
+        if (psb_options_seen(group, 1, refused[i])) {
+            fprintf(stderr,
+                    "psb bench: --realtime and --%s cannot be used together (the realtime mode "
+                    "runs each model as `psb sim` drops it, implicit one step a frame and "
+                    "symplectic at its automatic sub-steps)\n",
+                    refused[i]);
+            return 2;
+        }
+    }
+    const bool threads_given = psb_options_seen(group, 1, "threads") > 0;
+    if (threads_given && args->threads < 2) {
+        fprintf(stderr,
+                "psb bench: --threads: with --realtime expected 2 or more (1 thread is always "
+                "timed as well), got %d\n",
+                args->threads);
+        return 2;
+    }
+    const psb_bench_realtime_args realtime = {
+        .meshes = args->meshes,
+        .mesh = args->mesh,
+        .model = args->scene,
+        .frames = args->frames,
+        .threads = threads_given ? args->threads : 2,
+        .tol_given = psb_options_seen(group, 1, "tol") > 0,
+        .tol = args->tol,
+        .iterations_given = psb_options_seen(group, 1, "iterations") > 0,
+        .iterations = args->iterations,
+        .quick = args->quick,
+        .format = args->format,
+    };
+    return psb_bench_realtime(&realtime);
 }
 
 int psb_cmd_bench(int argc, char **argv) {
@@ -551,9 +639,11 @@ int psb_cmd_bench(int argc, char **argv) {
                        .integrator = PSB_SYMPLECTIC_EULER,
                        .tol = defaults.solver_tol,
                        .iterations = defaults.solver_iterations,
-                       .format = 0};
-    psb_option_group group = {"Benchmark", bench_table,
-                              (int)(sizeof bench_table / sizeof bench_table[0]), &args, NULL};
+                       .format = 0,
+                       .frames = PSB_REALTIME_FRAMES,
+                       .meshes = "meshes"};
+    int seen[BENCH_OPTION_COUNT] = {0};
+    psb_option_group group = {"Benchmark", bench_table, BENCH_OPTION_COUNT, &args, seen};
     if (psb_options_wants_help(argc, argv)) {
         print_help(stdout, &args);
         return 0;
@@ -562,6 +652,16 @@ int psb_cmd_bench(int argc, char **argv) {
     if (!psb_options_parse("psb bench", argc, argv, &group, 1, NULL, error, sizeof error)) {
         fprintf(stderr, "%s\n", error);
         return 2;
+    }
+    if (args.realtime) {
+        return run_realtime(&args, &group);
+    }
+    static const char *const realtime_only[] = {"frames", "meshes"};
+    for (int i = 0; i < 2; i++) {
+        if (psb_options_seen(&group, 1, realtime_only[i])) {
+            fprintf(stderr, "psb bench: --%s needs --realtime\n", realtime_only[i]);
+            return 2;
+        }
     }
     if (args.reference && args.integrator != PSB_SYMPLECTIC_EULER) {
         fprintf(stderr,

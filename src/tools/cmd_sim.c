@@ -3,7 +3,8 @@
 // parameters (or builds a scene, --scene), runs it headless for a fixed time
 // or number of steps and prints the final state (a human report, or
 // key=value lines with --summary), optionally writing a CSV row per output
-// interval.
+// interval. The world of a shape or a file is built by psb_sim_world_create
+// (sim_world.h), which `psb bench --realtime` uses too.
 #include "commands.h"
 #include "mesh_options.h"
 #include "options.h"
@@ -14,6 +15,7 @@
 #include "shape_options.h"
 #include "sim_options.h"
 #include "sim_output.h"
+#include "sim_world.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -299,6 +301,22 @@ static void choose_substeps(psb_world *world) {
     }
 }
 
+psb_world *psb_sim_world_create(const psb_shape_options *shape, const psb_sim_options *sim,
+                                char *what, size_t what_size, int *status) {
+    body_meshes meshes = {0};
+    psb_world *world = NULL;
+    if (make_meshes(shape, sim, &meshes, status)) {
+        world = make_world(sim, &meshes, status);
+    }
+    // The world has copied the meshes; only their description is still needed.
+    snprintf(what, what_size, "%s", meshes.what);
+    body_meshes_free(&meshes);
+    if (world && sim->substeps.automatic) {
+        choose_substeps(world);
+    }
+    return world;
+}
+
 // Explicit integrators have a largest stable step; say so before a run that
 // would only blow up. The implicit one has none.
 static void warn_if_unstable(const psb_world *world) {
@@ -358,13 +376,7 @@ int psb_cmd_sim(int argc, char **argv) {
             world = scene.world; // the scene owns it
         }
     } else {
-        body_meshes meshes = {0};
-        if (make_meshes(&shape, &sim, &meshes, &status)) {
-            world = make_world(&sim, &meshes, &status);
-        }
-        // The world has copied the meshes; only their description is still needed.
-        snprintf(what, sizeof what, "%s", meshes.what);
-        body_meshes_free(&meshes);
+        world = psb_sim_world_create(&shape, &sim, what, sizeof what, &status);
     }
     if (!world) {
         if (csv) {
@@ -372,11 +384,9 @@ int psb_cmd_sim(int argc, char **argv) {
         }
         return status;
     }
-    // A scene chose its sub-steps as it was built.
+    // A scene chose its sub-steps as it was built, the shape or file's
+    // world as psb_sim_world_create made it.
     const bool substeps_auto = sim.scene ? sim.scene_config.auto_substeps : sim.substeps.automatic;
-    if (substeps_auto && !sim.scene) {
-        choose_substeps(world);
-    }
     warn_if_unstable(world);
 
     progress bar = {.enabled = isatty(fileno(stderr)) != 0, .start = now_seconds()};

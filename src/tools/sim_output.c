@@ -90,6 +90,7 @@ void psb_sim_solver_add(psb_sim_solver_stats *stats, psb_solver_report report) {
     stats->iterations_max =
         report.iterations > stats->iterations_max ? report.iterations : stats->iterations_max;
     stats->residual = report.residual;
+    stats->force_residual = report.force_residual;
     stats->unconverged += !report.converged;
 }
 
@@ -137,6 +138,7 @@ void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s,
         printf("iterations_mean=%.9g\n", per_step(solver, solver->iterations));
         printf("iterations_max=%d\n", solver->iterations_max);
         printf("residual=%.9g\n", solver->residual);
+        printf("force_residual=%.9g\n", solver->force_residual);
         printf("unconverged_steps=%ld\n", solver->unconverged);
     }
 }
@@ -184,8 +186,9 @@ void psb_sim_print_report(const psb_world *world, const char *what, bool substep
         printf("  solver       Newton %.3g a step (max %d), CG %.4g a step (max %d)\n",
                per_step(solver, solver->newton), solver->newton_max,
                per_step(solver, solver->iterations), solver->iterations_max);
-        printf("  residual     %.3g m/s² after the last step (tol %g); ", solver->residual,
-               p->solver_tol);
+        printf("  residual     last Newton step changed a velocity by %.3g m/s at most (tol %g), "
+               "force left %.3g m/s²; ",
+               solver->residual, p->solver_tol, solver->force_residual);
         if (solver->unconverged == 0) {
             printf("every step converged\n");
         } else {

@@ -44,7 +44,8 @@ typedef struct psb_sim_solver_stats {
     long iterations;    ///< conjugate-gradient iterations, summed over the steps
     int newton_max;     ///< most Newton iterations in one step
     int iterations_max; ///< most conjugate-gradient iterations in one step
-    double residual;    ///< the last step's residual, m/s²
+    double residual;    ///< the last step's last Newton step: largest velocity change, m/s
+    double force_residual; ///< the RMS unbalanced force per unit mass after it, m/s²
     long unconverged;   ///< steps in which some body missed solver_tol
 } psb_sim_solver_stats;
 
@@ -63,7 +64,8 @@ void psb_sim_write_csv_row(FILE *csv, double t, const psb_sim_state *s);
 /// centroid_x centroid_y centroid_z min_y blowups bodies shape pinned (the
 /// last two added with shape matching and pins, after the older keys); with
 /// the implicit integrator then newton_mean newton_max iterations_mean
-/// iterations_max residual unconverged_steps from solver (per world step).
+/// iterations_max residual force_residual unconverged_steps from solver (per
+/// world step).
 void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s,
                            const psb_sim_solver_stats *solver);
 

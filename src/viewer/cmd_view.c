@@ -180,9 +180,9 @@ static const psb_option view_table[] = {
      .type = PSB_OPT_NUMBER,
      .offset = VIEW_FIELD(config.scene_config.params.solver_tol),
      .meta = "X",
-     .unit = "m/s^2",
-     .help = "implicit: a step is solved when the RMS over points of the unbalanced force per "
-             "unit mass is at most X",
+     .unit = "m/s",
+     .help = "implicit: a step is solved when its last Newton step changed no point's "
+             "velocity by more than X",
      .min = 0,
      .max = INFINITY,
      .min_open = true},

@@ -99,8 +99,10 @@ void output_report(const app *a, FILE *out) {
     // The implicit solver on the last world step (zeros for the explicit integrators).
     const psb_solver_report solver = psb_world_solver_report(w);
     fprintf(out,
-            "solver_newton=%d\nsolver_iterations=%d\nsolver_residual=%.6g\nsolver_converged=%d\n",
-            solver.newton, solver.iterations, solver.residual, solver.converged);
+            "solver_newton=%d\nsolver_iterations=%d\nsolver_residual=%.6g\n"
+            "solver_force_residual=%.6g\nsolver_converged=%d\n",
+            solver.newton, solver.iterations, solver.residual, solver.force_residual,
+            solver.converged);
     print_vec(out, "wind", p->wind);
     fprintf(out, "wind_turbulence=%g\nwind_on=%d\n", p->wind_turbulence, psb_params_wind_blows(p));
     fprintf(out, "shader_dir=%s\n", a->shader_dir);

@@ -127,7 +127,8 @@ static void wind_shape_line(const app *a, char *t, size_t size) {
 }
 
 // The implicit solver on the last world step: "iters N  newton M  res X
-// m/s^2", marked when it missed the tolerance. False when it was not met.
+// m/s" (the last Newton step's largest velocity change), marked when it
+// missed the tolerance. False when it was not met.
 static bool solver_line(const app *a, char *t, size_t size) {
     const psb_solver_report r = psb_world_solver_report(a->scene.world);
     if (r.newton == 0 && !r.converged) {
@@ -137,10 +138,10 @@ static bool solver_line(const app *a, char *t, size_t size) {
     }
     const double tol = psb_world_params(a->scene.world)->solver_tol;
     if (r.converged) {
-        snprintf(t, size, "iters %d  newton %d  res %.2g m/s^2 (tol %g)", r.iterations, r.newton,
+        snprintf(t, size, "iters %d  newton %d  res %.2g m/s (tol %g)", r.iterations, r.newton,
                  r.residual, tol);
     } else {
-        snprintf(t, size, "iters %d  newton %d  res %.2g m/s^2  NOT CONVERGED", r.iterations,
+        snprintf(t, size, "iters %d  newton %d  res %.2g m/s  NOT CONVERGED", r.iterations,
                  r.newton, r.residual);
     }
     return r.converged;
