@@ -147,8 +147,8 @@ psb_status psb_params_validate(const psb_params *p, psb_error *err) {
     }
     REQUIRE(isfinite(p->wind_turbulence) && p->wind_turbulence >= 0, "wind_turbulence",
             "a finite number >= 0 (m/s)", p->wind_turbulence);
-    REQUIRE(isfinite(p->solver_tol) && p->solver_tol > 0, "solver_tol",
-            "a finite number > 0 (m/s)", p->solver_tol);
+    REQUIRE(isfinite(p->solver_tol) && p->solver_tol > 0, "solver_tol", "a finite number > 0 (m/s)",
+            p->solver_tol);
     REQUIRE(p->solver_iterations >= 1 && p->solver_iterations <= 100000, "solver_iterations",
             "an integer in 1..100000", p->solver_iterations);
     REQUIRE(p->threads >= 1 && p->threads <= PSB_MAX_THREADS, "threads", "an integer in 1..256",

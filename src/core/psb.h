@@ -242,11 +242,11 @@ int psb_world_body_count(const psb_world *world);
 /// What the implicit solver did for one body over one world step (all zero
 /// for the explicit integrators).
 typedef struct psb_solver_report {
-    int newton;      ///< Newton iterations, summed over the sub-steps
-    int iterations;  ///< conjugate-gradient iterations, summed over the sub-steps
-    double residual; ///< the last sub-step's last Newton step: the largest change it made to
-                     ///< a point's velocity, m/s (what solver_tol bounds; 0 when the first
-                     ///< guess was already solved)
+    int newton;            ///< Newton iterations, summed over the sub-steps
+    int iterations;        ///< conjugate-gradient iterations, summed over the sub-steps
+    double residual;       ///< the last sub-step's last Newton step: the largest change it made to
+                           ///< a point's velocity, m/s (what solver_tol bounds; 0 when the first
+                           ///< guess was already solved)
     double force_residual; ///< after the last sub-step: the RMS over points of the unbalanced
                            ///< force per unit mass, m/s²
     bool converged;        ///< every sub-step reached solver_tol within solver_iterations

@@ -39,14 +39,14 @@ psb_sim_state psb_sim_measure(const psb_world *world);
 /// time from psb_world_solver_report (so each step's counts are summed over
 /// the bodies and its residual is the largest body's).
 typedef struct psb_sim_solver_stats {
-    long steps;         ///< world steps gathered
-    long newton;        ///< Newton iterations, summed over the steps
-    long iterations;    ///< conjugate-gradient iterations, summed over the steps
-    int newton_max;     ///< most Newton iterations in one step
-    int iterations_max; ///< most conjugate-gradient iterations in one step
-    double residual;    ///< the last step's last Newton step: largest velocity change, m/s
+    long steps;            ///< world steps gathered
+    long newton;           ///< Newton iterations, summed over the steps
+    long iterations;       ///< conjugate-gradient iterations, summed over the steps
+    int newton_max;        ///< most Newton iterations in one step
+    int iterations_max;    ///< most conjugate-gradient iterations in one step
+    double residual;       ///< the last step's last Newton step: largest velocity change, m/s
     double force_residual; ///< the RMS unbalanced force per unit mass after it, m/s²
-    long unconverged;   ///< steps in which some body missed solver_tol
+    long unconverged;      ///< steps in which some body missed solver_tol
 } psb_sim_solver_stats;
 
 /// Adds one world step's report to stats (zero-initialised before the first).

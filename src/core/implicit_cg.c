@@ -1,0 +1,299 @@
+// The implicit step's linear solve: conjugate gradients on H d = -grad G
+// with H kept as 3x3 blocks, preconditioned by the multigrid
+// (implicit_mg.c) or point by point. implicit.c has the step.
+#include <math.h>
+
+#include "implicit_internal.h"
+
+// ---------------------------------------------------------------------------
+// Conjugate gradients on H d = -grad G.
+
+// q = H p for the part's free points, and its share of p . q (slot 0);
+// gp = g . p. H = D + sum of the slots' blocks + c g g^T, filtered.
+static void hessian_times(step_ctx *s, double gp) {
+    psb_body *b = s->b;
+    implicit_work *W = s->W;
+    double *const *p = W->p;
+    const double c_gp = s->curvature * gp;
+    for (int ch = s->part->c0; ch < s->part->c1; ch++) {
+        int i0, i1;
+        chunk_points(b, ch, &i0, &i1);
+        double pq = 0.0;
+        for (int i = i0; i < i1; i++) {
+            if (!is_free(b, i)) {
+                W->q[0][i] = W->q[1][i] = W->q[2][i] = 0.0;
+                continue;
+            }
+            double pi[3], q[3];
+            load(p, i, pi);
+            sym_mul(W->diag + 6 * i, pi, q);
+            for (int slot = W->adj_start[i]; slot < W->adj_start[i + 1]; slot++) {
+                double pj[3];
+                load(p, W->adj_other[slot], pj);
+                const double *B = W->adj_b + 9 * slot;
+                q[0] += B[0] * pj[0] + B[1] * pj[1] + B[2] * pj[2];
+                q[1] += B[3] * pj[0] + B[4] * pj[1] + B[5] * pj[2];
+                q[2] += B[6] * pj[0] + B[7] * pj[1] + B[8] * pj[2];
+            }
+            for (int e = 0; e < 3; e++) {
+                q[e] += c_gp * b->grad[e][i]; // (nRT / V^2) g (g . p)
+            }
+            double n[3];
+            load(W->cn, i, n);
+            filter(n, q); // S H S p: p is filtered already
+            for (int e = 0; e < 3; e++) {
+                W->q[e][i] = q[e];
+                pq += pi[e] * q[e];
+            }
+            if (s->ring) {
+                W->q[2][i] = 0.0;
+            }
+        }
+        W->sums[ch * SUMS] = pq;
+    }
+}
+
+// z = (the preconditioner) r for the part's points, filtered, with the
+// partial sums w . r (slot 0), r . z (1) and r . M^-1 r (2). With the
+// multigrid, z is its answer (which holds the gas's rank-one term
+// itself: w . r is 0); without, z = D^-1 r, and the caller takes the
+// rank-one term by Sherman-Morrison, z - sigma (w . r) w.
+static void precondition(step_ctx *s) {
+    psb_body *b = s->b;
+    implicit_work *W = s->W;
+    const bool multigrid = W->mg && s->use_mg;
+    if (multigrid) {
+        // The multigrid, on thread 0 (the others wait): z = B r.
+        team_sync(s);
+        if (s->part->thread == 0) {
+            mg_apply(W->mg, W->r, W->z);
+        }
+        team_sync(s);
+    }
+    for (int ch = s->part->c0; ch < s->part->c1; ch++) {
+        int i0, i1;
+        chunk_points(b, ch, &i0, &i1);
+        double wr = 0.0, rz = 0.0, rr = 0.0, zmax = 0.0;
+        for (int i = i0; i < i1; i++) {
+            if (!is_free(b, i)) {
+                W->z[0][i] = W->z[1][i] = W->z[2][i] = 0.0;
+                continue;
+            }
+            double r[3], z[3], n[3];
+            load(W->r, i, r);
+            load(W->cn, i, n);
+            if (multigrid) {
+                load(W->z, i, z);
+            } else {
+                sym_mul(W->dinv + 6 * i, r, z);
+                wr += W->wv[0][i] * r[0] + W->wv[1][i] * r[1] + W->wv[2][i] * r[2];
+            }
+            filter(n, z);
+            for (int c = 0; c < 3; c++) {
+                W->z[c][i] = z[c];
+                rz += r[c] * z[c];
+            }
+            rr += (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) / b->mass[i];
+            zmax = fmax(zmax, z[0] * z[0] + z[1] * z[1] + z[2] * z[2]);
+        }
+        double *sums = W->sums + ch * SUMS;
+        sums[0] = wr;
+        sums[1] = rz;
+        sums[2] = rr;
+        sums[MAX_SLOT] = zmax;
+    }
+}
+
+// p = z - sigma (w . r) w + beta p for the part's points (beta 0: start),
+// with the partial sum g . p (slot 0).
+static void new_direction(step_ctx *s, double sigma_wr, double beta) {
+    psb_body *b = s->b;
+    implicit_work *W = s->W;
+    for (int ch = s->part->c0; ch < s->part->c1; ch++) {
+        int i0, i1;
+        chunk_points(b, ch, &i0, &i1);
+        double gp = 0.0;
+        for (int i = i0; i < i1; i++) {
+            for (int c = 0; c < 3; c++) {
+                const double z = W->z[c][i] - sigma_wr * W->wv[c][i];
+                const double p = z + beta * W->p[c][i];
+                W->p[c][i] = p;
+                gp += b->grad[c][i] * p;
+            }
+        }
+        W->sums[ch * SUMS] = gp;
+    }
+}
+
+// d = (D + c g g^T)^-1 r, filtered, on the part's points: the point-by-point
+// preconditioner's direction, a descent direction whatever H is (D is
+// positive definite).
+static void point_direction(step_ctx *s) {
+    psb_body *b = s->b;
+    implicit_work *W = s->W;
+    for (int ch = s->part->c0; ch < s->part->c1; ch++) {
+        int i0, i1;
+        chunk_points(b, ch, &i0, &i1);
+        double wr = 0.0;
+        for (int i = i0; i < i1; i++) {
+            wr += W->wv[0][i] * W->r[0][i] + W->wv[1][i] * W->r[1][i] + W->wv[2][i] * W->r[2][i];
+        }
+        W->sums[ch * SUMS] = wr;
+    }
+    double t[SUMS];
+    implicit_reduce(s, 1, t);
+    const double swr = s->sigma * t[0];
+    for (int i = s->part->i0; i < s->part->i1; i++) {
+        double r[3], z[3], n[3];
+        load(W->r, i, r);
+        load(W->cn, i, n);
+        sym_mul(W->dinv + 6 * i, r, z);
+        for (int c = 0; c < 3; c++) {
+            z[c] -= swr * W->wv[c][i];
+        }
+        filter(n, z);
+        for (int c = 0; c < 3; c++) {
+            W->d[c][i] = is_free(b, i) ? z[c] : 0.0;
+        }
+    }
+}
+
+// Applies the contact filters to the blocks themselves, for the part's
+// points: D_i <- S_i D_i S_i + (n . D_i n) n n^T (the constrained direction
+// keeps its stiffness, decoupled) and B_ij <- S_i B_ij S_j, with
+// S = I - n n^T for a point pressed on a surface (normal n), else I. The
+// conjugate gradients' products are S H S p already (p and q filtered);
+// the multigrid builds its coarse levels from these blocks, so that a
+// coarse correction does not push a constrained point into its surface
+// while its neighbours move.
+static void filter_blocks(step_ctx *s) {
+    implicit_work *W = s->W;
+    static const int sym_of[9] = {0, 1, 2, 1, 3, 4, 2, 4, 5};
+    for (int i = s->part->i0; i < s->part->i1; i++) {
+        double ni[3];
+        load(W->cn, i, ni);
+        const bool held = ni[0] != 0.0 || ni[1] != 0.0 || ni[2] != 0.0;
+        if (held) {
+            double *D = W->diag + 6 * i, Dn[3];
+            sym_mul(D, ni, Dn);
+            const double nDn = ni[0] * Dn[0] + ni[1] * Dn[1] + ni[2] * Dn[2];
+            for (int r = 0; r < 3; r++) {
+                for (int c = r; c < 3; c++) {
+                    D[sym_of[3 * r + c]] +=
+                        -ni[r] * Dn[c] - Dn[r] * ni[c] + 2.0 * nDn * ni[r] * ni[c];
+                }
+            }
+            sym_inverse(D, W->dinv + 6 * i);
+        }
+        for (int slot = W->adj_start[i]; slot < W->adj_start[i + 1]; slot++) {
+            double nj[3];
+            load(W->cn, W->adj_other[slot], nj);
+            if (!held && nj[0] == 0.0 && nj[1] == 0.0 && nj[2] == 0.0) {
+                continue;
+            }
+            double *B = W->adj_b + 9 * slot;
+            double nB[3], Bn[3]; // n_i^T B, B n_j
+            for (int c = 0; c < 3; c++) {
+                nB[c] = ni[0] * B[c] + ni[1] * B[3 + c] + ni[2] * B[6 + c];
+                Bn[c] = B[3 * c] * nj[0] + B[3 * c + 1] * nj[1] + B[3 * c + 2] * nj[2];
+            }
+            const double nBn = nB[0] * nj[0] + nB[1] * nj[1] + nB[2] * nj[2];
+            for (int r = 0; r < 3; r++) {
+                for (int c = 0; c < 3; c++) {
+                    B[3 * r + c] += -ni[r] * nB[c] - Bn[r] * nj[c] + ni[r] * nBn * nj[c];
+                }
+            }
+        }
+    }
+}
+
+// Solves H d = -grad G (at the iterate) approximately, from d = 0: until
+// r . z, the error's energy as the preconditioner sees it, is at most eta^2
+// times its start, or `cap` iterations. *solved says whether it got there.
+// When one preconditioner application moves no point faster than `floor`
+// (m/s over the step), d stays 0 and it is solved. Returns the iterations
+// used, or -1 when the multigrid preconditioner is not positive definite
+// on this problem (a very high pressure on a slack body can make its sweeps
+// diverge): the caller then solves again without it.
+int implicit_conjugate_gradients(step_ctx *s, double eta, double floor, int cap, bool *solved) {
+    psb_body *b = s->b;
+    implicit_work *W = s->W;
+    const body_part *part = s->part;
+    double *const *gr = iterate_gradient(s);
+    for (int c = 0; c < 3; c++) {
+        for (int i = part->i0; i < part->i1; i++) {
+            W->d[c][i] = 0.0;
+            W->r[c][i] = -gr[c][i];
+        }
+    }
+    const bool multigrid = W->mg && s->use_mg;
+    if (multigrid) {
+        if (s->touching) {
+            team_sync(s); // every point's constraint is known
+            filter_blocks(s);
+        }
+        team_sync(s); // every point's blocks are in
+        if (part->thread == 0) {
+            mg_assemble(W->mg, W->diag, W->adj_b, b->grad, W->cn, s->curvature, b->inv_mass);
+        }
+    }
+    double t[SUMS];
+    precondition(s);
+    implicit_reduce(s, 3, t);
+    double sigma_wr = s->sigma * t[0];
+    double rz = t[1] - s->sigma * t[0] * t[0]; // r . (D + c g g^T)^-1 r
+    *solved = sqrt(t[MAX_SLOT]) <= floor * s->h;
+    if (*solved) {
+        return 0;
+    }
+    if (!(rz > 0.0)) {
+        return multigrid ? -1 : 0;
+    }
+    const double target = eta * eta * rz;
+    new_direction(s, sigma_wr, 0.0);
+    implicit_reduce(s, 1, t);
+    int it = 0;
+    while (it < cap) {
+        hessian_times(s, t[0]);
+        implicit_reduce(s, 1, t);
+        const double pq = t[0];
+        it++;
+        if (!(pq > 0.0)) {
+            // Negative curvature: H is not convex along p. With no progress
+            // yet, take the point preconditioner's direction (descent for
+            // sure) and let the line search size it; else keep what was
+            // found, which lowers the model.
+            if (it == 1) {
+                point_direction(s);
+            }
+            s->negative = true;
+            break;
+        }
+        const double alpha = rz / pq;
+        for (int c = 0; c < 3; c++) {
+            for (int i = part->i0; i < part->i1; i++) {
+                W->d[c][i] += alpha * W->p[c][i];
+                W->r[c][i] -= alpha * W->q[c][i];
+            }
+        }
+        precondition(s);
+        implicit_reduce(s, 3, t);
+        sigma_wr = s->sigma * t[0];
+        const double rz_new = t[1] - s->sigma * t[0] * t[0];
+        if (!(rz_new > 0.0)) {
+            if (multigrid) {
+                return -1;
+            }
+            break;
+        }
+        if (rz_new <= target) {
+            *solved = true;
+            break;
+        }
+        const double beta = rz_new / rz;
+        rz = rz_new;
+        new_direction(s, sigma_wr, beta);
+        implicit_reduce(s, 1, t);
+    }
+    return it;
+}

@@ -1,0 +1,219 @@
+// The implicit step's internals, shared by implicit.c (the step and its
+// Newton iterations), implicit_energy.c (G, its gradient and Hessian
+// blocks, the gas and the contacts) and implicit_cg.c (the conjugate
+// gradients): internal to the core.
+#ifndef PSB_IMPLICIT_INTERNAL_H
+#define PSB_IMPLICIT_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "implicit_mg.h"
+#include "internal.h"
+
+enum {
+    SUMS = 8,            // partial sums a chunk keeps
+    MAX_SLOT = SUMS - 1, // the one of them that implicit_reduce() combines by max
+};
+
+// Contact penalty stiffness in units of the point's m / h^2: a point that
+// would end the step a distance s inside a collider ends it s / (1 + this)
+// inside instead, and is then moved out.
+#define CONTACT_STIFFNESS 1e4
+// How close to a collider's surface (relative to 1 + |its offset|, m) a
+// point counts as on it: the line search leaves points exactly there, and a
+// sphere's plane, renewed each step, sits a rounding's width off them.
+#define TOUCH 1e-9
+
+typedef struct implicit_work {
+    // Springs per point, both ends (CSR): slots adj_start[i] .. adj_start[i + 1] - 1.
+    int *adj_start;
+    int *adj_other;   // the other end, internal index
+    double *adj_rest; // rest length, m
+    double *adj_u0;   // 3 per slot: direction x_i - x_j at the step's start
+    double *adj_b;    // 9 per slot: H's block (i, j), springs and gas, row-major, N/m
+    // Triangles per point (shells and cloths): for each, its other corners
+    // j, k so that (i, j, k) is the triangle's own order.
+    int *tri_start;
+    int *tri_jk;
+    int *tri_slot;    // 2 per: the slots of the springs i-j and i-k (-1: none)
+    mg_hierarchy *mg; // the multigrid preconditioner (NULL: point by point)
+    // Rings: each point's neighbours along the ring (internal).
+    int *ring_next, *ring_prev;
+    double *y[3];       // inertial target, m
+    double *gbuf[2][3]; // gradient of G: the iterate's and a trial's (step_ctx.base), N
+    double *d[3];       // Newton direction, m
+    double *r[3];       // conjugate gradients: residual, N
+    double *z[3];       // D^-1 r
+    double *p[3];       // search direction
+    double *q[3];       // H p
+    double *xs[3];      // the line search's base point, m
+    double *wv[3];      // S D^-1 S g
+    double *cn[3];      // the contact constraint's normal at each point, or 0
+    double *plane_n[3]; // each point's sphere plane n . x >= plane_d (n = 0: none)
+    double *plane_d;
+    double *diag; // 6 per point: the Hessian's own block without the gas, N/m
+    double *dinv; // 6 per point: its inverse
+    double *sums; // SUMS per chunk
+} implicit_work;
+
+// What one thread knows during a sub-step; every thread of the team holds
+// the same values.
+typedef struct step_ctx {
+    psb_body *b;
+    const psb_world *w;
+    const body_part *part;
+    implicit_work *W;
+    double h, inv_h2;
+    double gravity; // m/s², along -y
+    double nrt;     // J
+    double kd_h;    // kd / h, kg/s²
+    bool gas;       // a ring or shell: it holds gas
+    bool ring;
+    double origin[3]; // for the volume's sum, m
+    double volume_start;
+    // The gas at the current iterate.
+    double volume, pressure, curvature; // m³, Pa, nRT / V² (0 below the volume floor)
+    double sigma;                       // Sherman-Morrison: c / (1 + c g . D^-1 g)
+    double centre[3], rotation[9];      // the shape fit at the current iterate
+    double grab_c;                      // the grab's damping, N s/m
+    int base;      // W->gbuf[base] is the gradient at the iterate; evaluate fills the other
+    bool use_mg;   // precondition with the multigrid (until it fails in this sub-step)
+    bool clamp;    // compressed springs' lateral stiffness held at 0 (after a failure)
+    bool negative; // the conjugate gradients met negative curvature
+    bool touching; // the last evaluation found points on or in a collider
+} step_ctx;
+
+// The gradient of G at the iterate, N.
+static inline double *const *iterate_gradient(const step_ctx *s) {
+    return s->W->gbuf[s->base];
+}
+
+// The last evaluation becomes the iterate's.
+static inline void accept_evaluation(step_ctx *s) {
+    s->base = 1 - s->base;
+}
+
+typedef struct evaluation {
+    double energy;   // G - (its value at x_n's constant terms), J
+    double residual; // RMS over free points of |grad G| / m, m/s²
+    double net[3];   // sum of grad G over the points, N
+    bool touching;   // some point is in or on a collider
+} evaluation;
+
+// ---------------------------------------------------------------------------
+// Small 3x3 algebra. A symmetric block is kept as (xx xy xz yy yz zz).
+
+static inline void sym_mul(const double *S, const double v[3], double out[3]) {
+    out[0] = S[0] * v[0] + S[1] * v[1] + S[2] * v[2];
+    out[1] = S[1] * v[0] + S[3] * v[1] + S[4] * v[2];
+    out[2] = S[2] * v[0] + S[4] * v[1] + S[5] * v[2];
+}
+
+// S += a u u^T + b (I - u u^T), for a unit u.
+static inline void sym_add_spring(double *S, const double u[3], double a, double b) {
+    const double k = a - b;
+    S[0] += k * u[0] * u[0] + b;
+    S[1] += k * u[0] * u[1];
+    S[2] += k * u[0] * u[2];
+    S[3] += k * u[1] * u[1] + b;
+    S[4] += k * u[1] * u[2];
+    S[5] += k * u[2] * u[2] + b;
+}
+
+// The inverse of a symmetric positive definite block (its diagonal's
+// inverse if it is nearly singular).
+static inline void sym_inverse(const double *S, double *out) {
+    const double c00 = S[3] * S[5] - S[4] * S[4];
+    const double c01 = S[2] * S[4] - S[1] * S[5];
+    const double c02 = S[1] * S[4] - S[2] * S[3];
+    const double det = S[0] * c00 + S[1] * c01 + S[2] * c02;
+    const double tr = S[0] + S[3] + S[5];
+    if (det > 1e-14 * tr * tr * tr) {
+        const double inv = 1.0 / det;
+        out[0] = c00 * inv;
+        out[1] = c01 * inv;
+        out[2] = c02 * inv;
+        out[3] = (S[0] * S[5] - S[2] * S[2]) * inv;
+        out[4] = (S[1] * S[2] - S[0] * S[4]) * inv;
+        out[5] = (S[0] * S[3] - S[1] * S[1]) * inv;
+        return;
+    }
+    out[0] = S[0] > 0.0 ? 1.0 / S[0] : 0.0;
+    out[3] = S[3] > 0.0 ? 1.0 / S[3] : 0.0;
+    out[5] = S[5] > 0.0 ? 1.0 / S[5] : 0.0;
+    out[1] = out[2] = out[4] = 0.0;
+}
+
+static inline void cross(const double a[3], const double b[3], double out[3]) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static inline void load(double *const a[3], int i, double out[3]) {
+    out[0] = a[0][i];
+    out[1] = a[1][i];
+    out[2] = a[2][i];
+}
+
+// v -= (v . n) n: removes the part along a contact constraint's normal n
+// (nothing when n is 0).
+static inline void filter(const double n[3], double v[3]) {
+    const double vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
+    v[0] -= vn * n[0];
+    v[1] -= vn * n[1];
+    v[2] -= vn * n[2];
+}
+// ---------------------------------------------------------------------------
+// Sums over points, deterministic for any team.
+
+// Waits for the team (team of one: nothing).
+static inline void team_sync(const step_ctx *s) {
+    if (s->part->team > 1) {
+        team_wait(s->part->bar, s->part->team);
+    }
+}
+
+// The points of chunk ch: [*i0, *i1).
+static inline void chunk_points(const psb_body *b, int ch, int *i0, int *i1) {
+    *i0 = ch * CHUNK_POINTS;
+    *i1 = (ch + 1) * CHUNK_POINTS < b->n ? (ch + 1) * CHUNK_POINTS : b->n;
+}
+
+static inline bool is_free(const psb_body *b, int i) {
+    return b->inv_mass[i] > 0.0;
+}
+
+// ---------------------------------------------------------------------------
+// Across the files.
+
+// implicit.c
+/// The slot of point i's spring to j, or -1.
+int implicit_find_slot(const implicit_work *W, int i, int j);
+/// After every thread has filed its chunks' partial sums 0..count-1 (and
+/// MAX_SLOT): their totals (the largest for MAX_SLOT), chunk by chunk in
+/// order, on every thread.
+void implicit_reduce(const step_ctx *s, int count, double out[SUMS]);
+
+// implicit_energy.c
+/// g_i = dV/dx_i at point i (a shell's, a cloth's area vectors, a ring's).
+void implicit_gas_gradient_at(const step_ctx *s, int i, double g[3]);
+/// Fills b->grad for the part's points; returns the volume (every thread).
+double implicit_gas_volume(step_ctx *s);
+/// Moves x, a trial position of point i, out of the floor, the walls and
+/// its sphere plane.
+void implicit_push_out(const step_ctx *s, int i, double x[3]);
+/// Each of the part's points' plane of its nearest static sphere.
+void implicit_sphere_planes(step_ctx *s);
+/// Restitution and friction for the part's points on their sphere plane.
+void implicit_sphere_response(const step_ctx *s);
+/// G at b->x: energy, residual, gradient (into the buffer that is not the
+/// iterate's), and with_derivatives the blocks for the conjugate gradients.
+evaluation implicit_evaluate(step_ctx *s, bool with_derivatives);
+
+// implicit_cg.c
+/// Solves H d = -grad G approximately (see the definition); returns the
+/// iterations used, or -1 when the multigrid preconditioner failed.
+int implicit_conjugate_gradients(step_ctx *s, double eta, double floor, int cap, bool *solved);
+
+#endif
