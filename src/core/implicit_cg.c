@@ -63,12 +63,7 @@ static void precondition(step_ctx *s) {
     implicit_work *W = s->W;
     const bool multigrid = W->mg && s->use_mg;
     if (multigrid) {
-        // The multigrid, on thread 0 (the others wait): z = B r.
-        team_sync(s);
-        if (s->part->thread == 0) {
-            mg_apply(W->mg, W->r, W->z);
-        }
-        team_sync(s);
+        mg_apply(W->mg, W->r, W->z, s->part); // z = B r, the whole team
     }
     for (int ch = s->part->c0; ch < s->part->c1; ch++) {
         int i0, i1;
@@ -233,9 +228,7 @@ int implicit_conjugate_gradients(step_ctx *s, double eta, double floor, int cap,
             filter_blocks(s);
         }
         team_sync(s); // every point's blocks are in
-        if (part->thread == 0) {
-            mg_assemble(W->mg, W->diag, W->adj_b, b->grad, W->cn, s->curvature, b->inv_mass);
-        }
+        mg_assemble(W->mg, W->diag, W->adj_b, b->grad, W->cn, s->curvature, b->inv_mass, part);
     }
     double t[SUMS];
     precondition(s);
