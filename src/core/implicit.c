@@ -361,6 +361,29 @@ static void begin_step(step_ctx *s, double t) {
     }
 }
 
+// Moves the part's free points to first guess `guess`: 0 x_n (saved in
+// xs), 1 free flight, 2 the last step's motion carried on (y + d, d from
+// begin_step); kept out of the colliders.
+static void place_guess(step_ctx *s, int guess) {
+    psb_body *b = s->b;
+    const implicit_work *W = s->W;
+    for (int i = s->part->i0; i < s->part->i1; i++) {
+        if (!is_free(b, i)) {
+            continue;
+        }
+        double x[3];
+        for (int c = 0; c < 3; c++) {
+            x[c] = guess == 0   ? W->xs[c][i]
+                   : guess == 1 ? W->y[c][i] - (c == 1 ? s->h * s->h * s->gravity : 0.0)
+                                : W->y[c][i] + W->d[c][i];
+        }
+        implicit_push_out(s, i, x);
+        for (int c = 0; c < 3; c++) {
+            b->x[c][i] = x[c];
+        }
+    }
+}
+
 // The Newton iterations; returns whether they converged: a Newton step
 // solved to its inexact tolerance moved no point's velocity by more than
 // solver_tol. *change_out: that step's largest velocity change (m/s);
@@ -382,39 +405,14 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *change_out,
         }
     }
     for (int guess = 1; guess <= 2; guess++) {
-        for (int i = part->i0; i < part->i1; i++) {
-            double x[3];
-            for (int c = 0; c < 3; c++) {
-                x[c] = guess == 1 ? W->y[c][i] - (c == 1 ? s->h * s->h * s->gravity : 0.0)
-                                  : W->y[c][i] + W->d[c][i];
-            }
-            if (is_free(b, i)) {
-                implicit_push_out(s, i, x);
-                for (int c = 0; c < 3; c++) {
-                    b->x[c][i] = x[c];
-                }
-            }
-        }
+        place_guess(s, guess);
         const evaluation e = implicit_evaluate(s, false);
         if (e.energy < at.energy) {
             at = e;
             best = guess;
         }
     }
-    for (int i = part->i0; i < part->i1; i++) {
-        double x[3];
-        for (int c = 0; c < 3; c++) {
-            x[c] = best == 0   ? W->xs[c][i]
-                   : best == 1 ? W->y[c][i] - (c == 1 ? s->h * s->h * s->gravity : 0.0)
-                               : W->y[c][i] + W->d[c][i];
-        }
-        if (is_free(b, i)) {
-            implicit_push_out(s, i, x);
-            for (int c = 0; c < 3; c++) {
-                b->x[c][i] = x[c];
-            }
-        }
-    }
+    place_guess(s, best);
     at = implicit_evaluate(s, true);
     accept_evaluation(s);
     int newton = 0, cg = 0;
@@ -422,7 +420,8 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *change_out,
     bool converged = false;
     while (!converged && newton < NEWTON_MAX && cg < p->solver_iterations) {
         // Inexact Newton: the first solve loose, the later ones tighter as
-        // the steps shrink (Eisenstat and Walker's choice 2, on the moves).
+        // the steps shrink (a forcing term in Eisenstat and Walker's spirit,
+        // on the moves).
         const double eta = newton == 0 ? ETA : fmin(ETA, sqrt(change / first_change));
         const double floor = 0.5 * p->solver_tol;
         const int left = p->solver_iterations - cg;
