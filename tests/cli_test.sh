@@ -167,7 +167,21 @@ done <<'EOF'
 --iterations --iterations 0
 --iterations --iterations 100001
 --iterations --iterations 2.5
+--blowup-size --blowup-size 0
+--blowup-size --blowup-size nan
 EOF
+
+# --blowup-size widens the blow-up guard: 1e4 J of gas in soft springs
+# blows a ball up to tens of metres within a second, a "blow-up" every step
+# for the default guard of one body diameter, none for 100.
+run sim --ks 1 --nrt 10000 --integrator implicit --time 0.5 --summary
+expect_status 0 "psb sim --ks 1 --nrt 10000"
+checks=$((checks + 1))
+[ "$(value blowups)" -gt 0 ] 2>/dev/null ||
+    fail "soft and full of gas: the default guard should reset it (blowups=$(value blowups))"
+run sim --ks 1 --nrt 10000 --integrator implicit --time 0.5 --blowup-size 100 --summary
+expect_status 0 "psb sim --ks 1 --nrt 10000 --blowup-size 100"
+expect_value blowups 0 "--blowup-size 100: no blow-up"
 
 # An unknown scene: the error line lists the scenes there are.
 run sim --scene nosuch

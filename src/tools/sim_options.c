@@ -375,6 +375,16 @@ static const psb_option run_table[] = {
      .help = "implicit: the most conjugate-gradient iterations per sub-step of one body",
      .min = 1,
      .max = 100000},
+    {.name = "blowup-size",
+     .type = PSB_OPT_NUMBER,
+     .offset = SIM_FIELD(params.blowup_size),
+     .meta = "D",
+     .unit = "body diameters",
+     .help = "a point that moves farther than D body diameters in one world step counts as a "
+             "blow-up (the body is reset and counted in blowups)",
+     .min = 0,
+     .max = 1e6,
+     .min_open = true},
     {.name = "threads",
      .type = PSB_OPT_INT,
      .offset = SIM_FIELD(params.threads),
@@ -530,6 +540,7 @@ static const scene_param scene_params[] = {
     {"threads", PARAM(threads)},
     {"tol", PARAM(solver_tol)},
     {"iterations", PARAM(solver_iterations)},
+    {"blowup-size", PARAM(blowup_size)},
 };
 
 // With --scene: the scene's own configuration, changed only where an option
