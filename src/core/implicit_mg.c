@@ -508,6 +508,23 @@ static void sweep(mg_level *L, int l, const double *inv_mass, double weight) {
     }
 }
 
+// C->b = P^T L->b on the coarse points [I0, I1): each the sum of its
+// members'.
+static void restrict_vector(const mg_level *L, mg_level *C, int I0, int I1) {
+    for (int I = I0; I < I1; I++) {
+        double sum[3] = {0.0, 0.0, 0.0};
+        for (int m = L->member_start[I]; m < L->member_start[I + 1]; m++) {
+            const int i = L->member[m];
+            for (int c = 0; c < 3; c++) {
+                sum[c] += L->b[3 * i + c];
+            }
+        }
+        for (int c = 0; c < 3; c++) {
+            C->b[3 * I + c] = sum[c];
+        }
+    }
+}
+
 // The coarsest level: COARSE_SWEEPS damped Jacobi sweeps from x = 0 (a
 // fixed polynomial in D^-1 A times D^-1: a symmetric operator).
 static void coarsest(mg_hierarchy *H, int l) {
@@ -531,18 +548,7 @@ static void additive(mg_hierarchy *H, int l) {
     memcpy(L->r, L->b, 3 * (size_t)L->n * sizeof(double));
     sweep(L, l, H->inv_mass, JACOBI_WEIGHT);
     mg_level *C = &H->level[l + 1];
-    for (int I = 0; I < C->n; I++) {
-        double sum[3] = {0.0, 0.0, 0.0};
-        for (int m = L->member_start[I]; m < L->member_start[I + 1]; m++) {
-            const int i = L->member[m];
-            for (int c = 0; c < 3; c++) {
-                sum[c] += L->b[3 * i + c];
-            }
-        }
-        for (int c = 0; c < 3; c++) {
-            C->b[3 * I + c] = sum[c];
-        }
-    }
+    restrict_vector(L, C, 0, C->n);
     additive(H, l + 1);
     for (int i = 0; i < L->n; i++) {
         if (l == 0 && !(H->inv_mass[i] > 0.0)) {
@@ -601,18 +607,7 @@ void mg_apply(mg_hierarchy *H, double *const r[3], double *const z[3], const bod
     mg_level *C = &H->level[1];
     int I0, I1;
     coarse_share(C->n, part, &I0, &I1);
-    for (int I = I0; I < I1; I++) {
-        double sum[3] = {0.0, 0.0, 0.0};
-        for (int m = F->member_start[I]; m < F->member_start[I + 1]; m++) {
-            const int i = F->member[m];
-            for (int c = 0; c < 3; c++) {
-                sum[c] += F->b[3 * i + c];
-            }
-        }
-        for (int c = 0; c < 3; c++) {
-            C->b[3 * I + c] = sum[c];
-        }
-    }
+    restrict_vector(F, C, I0, I1);
     team_sync(part);
     if (part->thread == 0) {
         additive(H, 1);
