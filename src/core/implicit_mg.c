@@ -368,9 +368,9 @@ static void chunk_range(const mg_hierarchy *H, int ch, int *i0, int *i1) {
 }
 
 // Level l + 1's blocks and P^T g for its points [I0, I1), from level l's.
-static void restrict_blocks(const mg_hierarchy *H, int l, int I0, int I1) {
+static void restrict_blocks(mg_hierarchy *H, int l, int I0, int I1) {
     const mg_level *L = &H->level[l];
-    mg_level *C = (mg_level *)&H->level[l + 1];
+    mg_level *C = &H->level[l + 1];
     const double *inv_mass = H->inv_mass;
     for (int I = I0; I < I1; I++) {
         double *D = C->diag + 9 * I;
