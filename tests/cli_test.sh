@@ -206,7 +206,7 @@ expect_one_error_line "psb info --subdiv 9"
 # ---- psb sim --summary
 
 summary_keys="time steps points volume pressure mean_radius kinetic spring gas gravity_pe energy
-    centroid_x centroid_y centroid_z min_y blowups bodies shape pinned"
+    centroid_x centroid_y centroid_z min_y blowups bodies shape pinned rest_volume gas_nrt spring_k"
 
 run sim --summary --time 0.5
 expect_status 0 "psb sim --summary --time 0.5"
@@ -617,6 +617,42 @@ done <<'EOF'
 1.2 500 2000 10 1 rk4
 0.2 50 5 0.5 0.2 verlet
 EOF
+
+# ---- a loaded mesh's own gas and stiffness (psb_mesh_default_material)
+
+# The unit cube in quads (two triangles a face), fitted to a 0.5 m radius:
+# side s = 1/sqrt(3), V0 = s³, footprint s², S = 6 s², R = 0.5 m, sum L0² =
+# 24 s². With K = 40 and e = 0.005 (README), 1 kg, g = 9.81:
+# P = K m g / s², nRT = P V0, ks = P R S / (e sum L0²) = P R / (4 e).
+printf 'v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n%s\n' \
+    'f 1 4 3 2
+f 5 6 7 8
+f 1 2 6 5
+f 2 3 7 6
+f 3 4 8 7
+f 4 1 5 8' >"$tmp/cube.obj"
+cube_p=$(awk 'BEGIN { printf "%.12g", 40 * 9.81 * 3 }')
+cube_nrt=$(awk -v p="$cube_p" 'BEGIN { s = 1 / sqrt(3); printf "%.12g", p * s * s * s }')
+cube_ks=$(awk -v p="$cube_p" 'BEGIN { printf "%.12g", p * 0.5 / (4 * 0.005) }')
+run sim --mesh "$tmp/cube.obj" --steps 0 --summary
+expect_status 0 "sim --mesh cube.obj"
+expect_close "$(value gas_nrt)" "$cube_nrt" 1e-6 "a loaded cube's gas: P V0 with P s² = 40 m g"
+expect_close "$(value spring_k)" "$cube_ks" 1e-6 "a loaded cube's ks: P R S / (0.005 sum L0²)"
+run sim --mesh "$tmp/cube.obj" --steps 0 --summary --ks 321
+expect_value spring_k 321 "--ks wins over the loaded mesh's own"
+expect_close "$(value gas_nrt)" "$cube_nrt" 1e-6 "--ks alone keeps the mesh's own gas"
+run sim --mesh "$tmp/cube.obj" --steps 0 --summary --nrt 7
+expect_value gas_nrt 7 "--nrt wins over the loaded mesh's own"
+expect_close "$(value spring_k)" "$cube_ks" 1e-6 "--nrt alone keeps the mesh's own ks"
+run sim --mesh "$tmp/cube.obj" --steps 0 --summary --mass 2 --gravity 0
+expect_close "$(value gas_nrt)" "$(awk -v n="$cube_nrt" 'BEGIN { printf "%.12g", 2 * n }')" 1e-6 \
+    "--mass 2: twice the gas (and no gravity counts as 9.81)"
+run sim --mesh "$tmp/cube.obj" --steps 0
+expect_in "$tmp/out" "gas and springs from its size and weight" "the report says whose material"
+# Generated shapes keep the generic material.
+run sim --steps 0 --summary
+expect_value spring_k 200 "an icosphere keeps ks 200 N/m"
+expect_value gas_nrt 100 "an icosphere keeps nRT 100 J"
 
 echo "cli_test: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -60,6 +60,13 @@ enum {
 // Inexact Newton: the conjugate gradients reduce the error's energy by
 // ETA^2 at most.
 #define ETA 0.25
+// The longest move a line search starts from, in the body's rest sizes
+// (rest_size, the diagonal of its rest shape's box). A Newton step is that
+// long only where its quadratic model is far off: a membrane at its rest
+// length under pressure has no stiffness across itself (the springs' lateral
+// term is (1 - L0/l) = 0), so the model sends points metres out when only
+// the stretch that builds as they move can hold them.
+#define LONGEST_MOVE 0.1
 
 static void free3(double *a[3]) {
     for (int c = 0; c < 3; c++) {
@@ -449,7 +456,8 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *change_out,
                 W->xs[c][i] = b->x[c][i];
             }
         }
-        double alpha = 1.0;
+        const double longest = change * s->h, cap = LONGEST_MOVE * b->rest_size;
+        double alpha = longest > cap ? cap / longest : 1.0;
         bool accepted = false;
         for (int tries = 0; tries < BACKTRACK_MAX; tries++, alpha *= 0.5) {
             const double slope = move_along(s, alpha);

@@ -92,6 +92,43 @@ psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error 
 /// or for a ring the signed shoelace area. m³ (m²).
 double psb_mesh_volume(const psb_mesh *mesh);
 
+/// The default material of a loaded mesh (`psb sim --mesh`, `psb view FILE`):
+/// the gas whose push on the body's lower half carries K = 40 times its
+/// weight, P A_down = K m g, so that it rests on a patch of about 1/K of its
+/// footprint (thin legs need a large K to carry it at all) ...
+#define PSB_MESH_WEIGHT_MULTIPLE 40.0
+/// ... and springs stiff enough that the membrane tension of that pressure,
+/// T = P R / 2 (a sphere of the body's bounding radius R), stretches them
+/// by e = 0.5%: ks = P R S / (e sum L0²). Concave and flat parts still
+/// bulge out, which costs little stretch: see README, "OBJ files".
+#define PSB_MESH_DESIGN_STRAIN 0.005
+/// g, m/s², the rule uses in a world without gravity (so that a body in
+/// zero g still holds its shape).
+#define PSB_MESH_REFERENCE_GRAVITY 9.81
+
+/// A loaded mesh's default material and the figures it comes from.
+typedef struct psb_mesh_material {
+    double gas_nrt;        ///< J: nRT = P V0, the gas that has pressure P at the rest volume
+    double spring_k;       ///< N/m: ks = P R S / (e sum L0²), e = PSB_MESH_DESIGN_STRAIN
+    double pressure;       ///< Pa: P = K m g / A_down, K = PSB_MESH_WEIGHT_MULTIPLE
+    double footprint;      ///< m²: A_down = 1/2 sum over triangles of |A_t . y|, the
+                           ///< downward-facing surface projected on the floor (each layer
+                           ///< counted: the footprint itself on a convex body)
+    double rest_volume;    ///< m³: V0
+    double area;           ///< m²: S, the surface area
+    double radius;         ///< m: R, the farthest point from the bounding box's centre
+    double edge_length_sq; ///< m²: sum of L0² over the springs (the mesh's edges)
+} psb_mesh_material;
+
+/// The default gas amount and spring stiffness of a closed mesh of total
+/// mass `mass` (kg, > 0) in a world of gravity `gravity` (m/s² along -y; 0
+/// uses PSB_MESH_REFERENCE_GRAVITY, a sign is ignored), at the mesh's size as
+/// it is (fit it first). PSB_ERR_INVALID for a bad mesh, mass or gravity (a
+/// programmer's error: the message says which), PSB_ERR_TOPOLOGY for a mesh
+/// that encloses no volume; *out is untouched then. err may be NULL.
+psb_status psb_mesh_default_material(const psb_mesh *mesh, double mass, double gravity,
+                                     psb_mesh_material *out, psb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

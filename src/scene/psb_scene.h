@@ -39,6 +39,9 @@ typedef struct psb_scene_config {
     psb_vec3 flag_wind;   ///< m/s: the "flag" scene's wind (other scenes: params.wind)
     double
         flag_turbulence; ///< m/s: the "flag" scene's gusts (other scenes: params.wind_turbulence)
+    bool model_gas;      ///< psb_scene_add_mesh gives a 3D model the gas of
+                         ///< psb_mesh_default_material (else the medium gas scaled by its volume)
+    bool model_spring_k; ///< ... and its spring stiffness (else params.body.spring_k)
 } psb_scene_config;
 
 /// A built scene. Bodies are numbered as in its world.
@@ -58,7 +61,8 @@ typedef struct psb_scene {
 /// 0.5 m, 1 m above the floor and 1.5 m apart; gas 0.1, 1 and 3 times the
 /// kind's default (low, medium, high); automatic sub-steps; k_shape 60 N/m
 /// and shape_damping 3/s for the shape scene; the flag in a wind of 6 m/s
-/// along +x with gusts of 2 m/s; no wind elsewhere.
+/// along +x with gusts of 2 m/s; no wind elsewhere; loaded 3D models with
+/// their own gas and spring stiffness (model_gas, model_spring_k).
 psb_scene_config psb_default_scene_config(void);
 
 /// Number of scenes, and the name and one-line summary of each.
@@ -84,10 +88,15 @@ psb_status psb_scene_build(psb_scene *out, const char *name, const psb_scene_con
                            psb_error *err);
 
 /// Adds a closed mesh as a 3D body (or a ring as a 2D body) with the scene's
-/// material and the medium gas scaled by its volume (so that it starts at
-/// the pressure the medium sphere, or the ring, starts at), placed in the next
-/// free spot of the arena and lifted to the drop height. Recomputes substeps_needed and, with
-/// auto_substeps, the world's sub-step count. A refused mesh changes nothing.
+/// material, placed in the next free spot of the arena and lifted to the
+/// drop height. A 3D body's gas and spring stiffness are its own, from its
+/// size, the material's mass and the world's gravity
+/// (psb_mesh_default_material), each unless config.model_gas or
+/// config.model_spring_k says otherwise; else (and for a ring) the gas is the
+/// medium gas scaled by its volume (so that it starts at the pressure the
+/// medium sphere, or the ring, starts at) and the stiffness the material's. Recomputes
+/// substeps_needed and, with auto_substeps, the world's sub-step count. A refused mesh changes
+/// nothing.
 psb_status psb_scene_add_mesh(psb_scene *scene, const psb_mesh *mesh, const char *label,
                               psb_error *err);
 

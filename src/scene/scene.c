@@ -59,6 +59,8 @@ psb_scene_config psb_default_scene_config(void) {
     c.shape_damping = 3.0;
     c.flag_wind = (psb_vec3){6.0, 0.0, 0.0};
     c.flag_turbulence = 2.0;
+    c.model_gas = true;
+    c.model_spring_k = true;
     return c;
 }
 
@@ -520,9 +522,21 @@ psb_status psb_scene_add_mesh(psb_scene *scene, const psb_mesh *mesh, const char
                              "%s: the mesh encloses no volume (%g): it cannot hold gas", label,
                              volume);
     }
-    const double nrt = scene->config.gas_scale[1] * psb_default_gas_nrt(kind) * volume / reference;
+    double nrt = scene->config.gas_scale[1] * psb_default_gas_nrt(kind) * volume / reference;
+    psb_body_params material = scene->config.params.body;
+    if (kind == PSB_SHELL && (scene->config.model_gas || scene->config.model_spring_k)) {
+        psb_mesh_material own;
+        const psb_status found =
+            psb_mesh_default_material(mesh, material.mass, scene->config.params.gravity, &own, err);
+        if (found != PSB_OK) {
+            return found;
+        }
+        nrt = scene->config.model_gas ? own.gas_nrt : nrt;
+        material.spring_k = scene->config.model_spring_k ? own.spring_k : material.spring_k;
+    }
+    const placement at = {x, z, scene->config.drop_height, &material};
     const psb_status status =
-        add_body(scene, mesh, x, z, nrt, label, model_colors[scene->body_count % colors], err);
+        place_body(scene, mesh, at, nrt, label, model_colors[scene->body_count % colors], err);
     if (status != PSB_OK) {
         return status;
     }

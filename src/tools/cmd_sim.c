@@ -145,8 +145,12 @@ static bool make_meshes(const psb_shape_options *shape, const psb_sim_options *s
         } else {
             snprintf(size, sizeof size, "at the file's size");
         }
-        snprintf(meshes->what, sizeof meshes->what, "%s, %d closed component%s, %s", sim->mesh,
-                 meshes->count, meshes->count == 1 ? "" : "s", size);
+        const char *material = sim->spring_k_given && sim->gas_nrt_given ? ""
+                               : sim->spring_k_given ? ", gas from its size and weight"
+                               : sim->gas_nrt_given  ? ", springs from its size and weight"
+                                                     : ", gas and springs from its size and weight";
+        snprintf(meshes->what, sizeof meshes->what, "%s, %d closed component%s, %s%s", sim->mesh,
+                 meshes->count, meshes->count == 1 ? "" : "s", size, material);
         return true;
     }
     meshes->parts = calloc(1, sizeof *meshes->parts);
@@ -216,6 +220,33 @@ static bool add_pins(psb_world *world, const psb_sim_options *sim, int *status) 
     return true;
 }
 
+// The material of a body loaded from a file: the options' material, with
+// the gas and the spring stiffness that were not given on the command line
+// from the mesh's size and weight (psb_mesh_default_material). Generated
+// shapes keep the options' material. False after printing one line on
+// stderr.
+static bool body_material(const psb_sim_options *sim, const psb_mesh *mesh, psb_body_params *params,
+                          int *status) {
+    *params = sim->params.body;
+    if (!sim->mesh || (sim->spring_k_given && sim->gas_nrt_given)) {
+        return true;
+    }
+    psb_mesh_material own;
+    psb_error err = {0};
+    if (psb_mesh_default_material(mesh, params->mass, sim->params.gravity, &own, &err) != PSB_OK) {
+        fprintf(stderr, "psb sim: %s: %s\n", sim->mesh, err.message);
+        *status = status_for(err.status);
+        return false;
+    }
+    if (!sim->spring_k_given) {
+        params->spring_k = own.spring_k;
+    }
+    if (!sim->gas_nrt_given) {
+        params->gas_nrt = own.gas_nrt;
+    }
+    return true;
+}
+
 // Makes the world with its colliders and one body per mesh, all lifted
 // together so the lowest point starts --height above the floor, and pins
 // the --pin points; NULL after printing one line on stderr (*status says
@@ -235,7 +266,10 @@ static psb_world *make_world(const psb_sim_options *sim, const body_meshes *mesh
     const double lift = sim->params.floor_y + sim->height - lowest_y(meshes);
     for (int m = 0; m < meshes->count; m++) {
         psb_body_def def = psb_mesh_body_def(&meshes->parts[m]);
-        def.params = sim->params.body;
+        if (!body_material(sim, &meshes->parts[m], &def.params, status)) {
+            psb_world_destroy(world);
+            return NULL;
+        }
         def.offset = (psb_vec3){0.0, lift, 0.0};
         if (psb_world_add_body(world, &def, &err) < 0) {
             if (meshes->count > 1) {

@@ -180,7 +180,7 @@ static const psb_option body_table[] = {
      .offset = SIM_FIELD(params.body.spring_k),
      .meta = "K",
      .unit = "N/m",
-     .help = "spring stiffness",
+     .help = "spring stiffness (with --mesh: the mesh's own)",
      .min = 0,
      .max = INFINITY},
     {.name = "kd",
@@ -196,7 +196,8 @@ static const psb_option body_table[] = {
      .offset = SIM_FIELD(params.body.gas_nrt),
      .meta = "G",
      .unit = "J",
-     .help = "gas amount nRT; pressure = nRT / volume - p0 (ring default: 10)",
+     .help = "gas amount nRT; pressure = nRT / volume - p0 (ring default: 10; with --mesh: "
+             "the mesh's own)",
      .min = 0,
      .max = INFINITY},
     {.name = "p0",
@@ -338,7 +339,7 @@ static const psb_option run_table[] = {
     {.name = "integrator",
      .type = PSB_OPT_CHOICE,
      .offset = SIM_FIELD(integrator),
-     .help = "time integrator",
+     .help = "time integrator (implicit when --mesh loads a file and this is not given)",
      .choice = psb_sim_integrator_choice,
      .choice_count = PSB_INTEGRATOR_COUNT},
     {.name = "dt",
@@ -669,6 +670,14 @@ bool psb_sim_options_read(int argc, char **argv, psb_shape_options *shape, psb_s
     if (!sim->mesh && !sim->scene && !psb_options_seen(groups, GROUP_COUNT, "nrt")) {
         // A ring's default gas fills an area; a cloth holds none.
         sim->params.body.gas_nrt = psb_default_gas_nrt(psb_shape_kind(shape->shape));
+    }
+    sim->spring_k_given = psb_options_seen(groups, GROUP_COUNT, "ks") > 0;
+    sim->gas_nrt_given = psb_options_seen(groups, GROUP_COUNT, "nrt") > 0;
+    if (sim->mesh && !psb_options_seen(groups, GROUP_COUNT, "integrator")) {
+        // A loaded mesh's own material (psb_mesh_default_material) is stiff:
+        // the implicit step runs it at one step a frame, where the explicit
+        // ones need hundreds of sub-steps.
+        sim->integrator = PSB_IMPLICIT;
     }
     sim->params.integrator = (psb_integrator)sim->integrator;
     sim->params.floor = !sim->no_floor;

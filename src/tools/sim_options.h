@@ -39,9 +39,13 @@ typedef struct psb_sim_pins {
 } psb_sim_pins;
 
 /// Everything `psb sim` reads from its options. The world parameters (with
-/// the body's material in params.body) start from the core's defaults.
+/// the body's material in params.body) start from the core's defaults; a
+/// loaded mesh (--mesh) takes its gas and spring stiffness from
+/// psb_mesh_default_material instead, for each of the two not given.
 typedef struct psb_sim_options {
     psb_params params;
+    bool spring_k_given;       ///< --ks was given: a loaded mesh keeps it (else the mesh's own)
+    bool gas_nrt_given;        ///< --nrt was given: a loaded mesh keeps it (else the mesh's own)
     int integrator;            ///< a psb_integrator, stored as the choice table's int
     double time;               ///< s to simulate, unless --steps is given
     int steps;                 ///< world steps to take (from --time unless given)

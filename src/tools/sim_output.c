@@ -16,6 +16,7 @@ static psb_sim_state combine(const psb_world *world, int bodies) {
         out.rest_volume += s.rest_volume;
         out.pressure += s.pressure;
         out.gas_nrt += s.gas_nrt;
+        out.spring_k += psb_body_get_params(world, b)->spring_k;
         out.kinetic += s.kinetic;
         out.spring += s.spring;
         out.gas += s.gas;
@@ -34,6 +35,7 @@ static psb_sim_state combine(const psb_world *world, int bodies) {
     }
     out.pressure /= bodies;
     out.gas_nrt /= bodies;
+    out.spring_k /= bodies;
     if (out.points == 0) {
         out.min_y = 0.0;
         return out;
@@ -68,6 +70,7 @@ psb_sim_state psb_sim_measure(const psb_world *world) {
         .rest_volume = s.rest_volume,
         .pressure = s.pressure,
         .gas_nrt = s.gas_nrt,
+        .spring_k = psb_body_get_params(world, 0)->spring_k,
         .mean_radius = s.mean_radius,
         .centroid = s.centroid,
         .min_y = s.min_y,
@@ -132,6 +135,9 @@ void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s,
     printf("bodies=%d\n", s->bodies);
     printf("shape=%.9g\n", s->shape);
     printf("pinned=%d\n", s->pinned);
+    printf("rest_volume=%.9g\n", s->rest_volume);
+    printf("gas_nrt=%.9g\n", s->gas_nrt);
+    printf("spring_k=%.9g\n", s->spring_k);
     if (psb_world_params(world)->integrator == PSB_IMPLICIT) {
         printf("newton_mean=%.9g\n", per_step(solver, solver->newton));
         printf("newton_max=%d\n", solver->newton_max);
@@ -203,6 +209,7 @@ void psb_sim_print_report(const psb_world *world, const char *what, bool substep
            : mixed ? "(N/m and Pa)"
                    : "Pa",
            s->gas_nrt, each);
+    printf("  springs      ks %.6g N/m%s\n", s->spring_k, each);
     printf("  mean radius  %.6g m\n", s->mean_radius);
     printf("  centroid     (%.6g, %.6g, %.6g) m, lowest point at y = %.6g m\n", s->centroid.x,
            s->centroid.y, s->centroid.z, s->min_y);

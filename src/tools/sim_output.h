@@ -19,6 +19,7 @@ typedef struct psb_sim_state {
     double rest_volume; ///< sum of the rest volumes, m³ (2D: m²)
     double pressure;    ///< mean over the bodies of nRT / V - P0, Pa (2D: N/m)
     double gas_nrt;     ///< mean over the bodies of the gas amount in force, J
+    double spring_k;    ///< mean over the bodies of the spring stiffness ks, N/m
     double mean_radius; ///< mean distance of all points from their common centroid, m
     psb_vec3 centroid;  ///< mean of all point positions, m
     double min_y;       ///< lowest point's height, m
@@ -62,7 +63,8 @@ void psb_sim_write_csv_row(FILE *csv, double t, const psb_sim_state *s);
 /// Prints the key=value lines of --summary on stdout: time steps points
 /// volume pressure mean_radius kinetic spring gas gravity_pe energy
 /// centroid_x centroid_y centroid_z min_y blowups bodies shape pinned (the
-/// last two added with shape matching and pins, after the older keys); with
+/// last two added with shape matching and pins, after the older keys)
+/// rest_volume gas_nrt spring_k (the material in force, for V/V0); with
 /// the implicit integrator then newton_mean newton_max iterations_mean
 /// iterations_max residual force_residual unconverged_steps from solver (per
 /// world step).

@@ -100,6 +100,14 @@ static bool install_scene(app *a, psb_scene *next) {
     a->wind = a->wind_on ? built->wind : a->config.scene_config.flag_wind;
     a->wind_turbulence =
         a->wind_on ? built->wind_turbulence : a->config.scene_config.flag_turbulence;
+    if (!a->integrator_chosen) {
+        // Loaded models run with the implicit step unless an integrator was
+        // chosen: their own material (psb_mesh_default_material) is stiff,
+        // and explicit sub-steps for it number in the hundreds a frame. The
+        // built-in scenes keep the configured one.
+        a->integrator =
+            a->models_loaded ? PSB_IMPLICIT : a->config.scene_config.params.integrator;
+    }
     app_apply_controls(a);
     plots_clear(&a->plots);
     // A first guess at the cost of a sub-step (30 ns a point), so that a
@@ -587,6 +595,7 @@ static app *app_create(const psb_viewer_config *config) {
     a->stiffness_scale = 1.0;
     a->gravity_on = config->scene_config.params.gravity != 0.0;
     a->integrator = config->scene_config.params.integrator;
+    a->integrator_chosen = config->integrator_given;
     a->grab.body = -1;
     a->grab.last_poke_body = -1;
     a->grab.pin_body = -1;

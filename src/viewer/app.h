@@ -135,6 +135,7 @@ typedef struct app {
     double stiffness_scale; ///< multiplies the spring stiffness
     bool gravity_on;
     psb_integrator integrator;
+    bool integrator_chosen; ///< by --integrator or the I key: loaded models keep it
     // What the scene brought, set again by each scene change: shape matching
     // and the wind (M and B change them), each body's spring stiffness.
     shape_mode shape;

@@ -156,7 +156,8 @@ static const psb_option view_table[] = {
     {.name = "integrator",
      .type = PSB_OPT_CHOICE,
      .offset = VIEW_FIELD(integrator),
-     .help = "time integrator (the I key cycles through them)",
+     .help = "time integrator (the I key cycles through them); loaded models run implicit "
+             "unless this or the I key chose one",
      .choice = integrator_choice,
      .choice_count = PSB_INTEGRATOR_COUNT},
     {.name = "dt",
@@ -215,7 +216,7 @@ static const psb_option view_table[] = {
      .offset = VIEW_FIELD(config.scene_config.params.body.spring_k),
      .meta = "K",
      .unit = "N/m",
-     .help = "spring stiffness of every body",
+     .help = "spring stiffness of every body (loaded models: each one's own)",
      .min = 0,
      .max = INFINITY},
     {.name = "kd",
@@ -401,6 +402,7 @@ int psb_cmd_view(int argc, char **argv) {
     c->height = view.size[1];
     c->vsync = !view.no_vsync;
     c->scene_config.params.integrator = (psb_integrator)view.integrator;
+    c->integrator_given = psb_options_seen(groups, GROUP_COUNT, "integrator") > 0;
     c->scene_config.params.gravity = view.gravity;
     c->scene = psb_scene_name(view.scene);
     // --wind and --wind-turbulence blow in every scene, the flag's included.
@@ -410,6 +412,11 @@ int psb_cmd_view(int argc, char **argv) {
     if (psb_options_seen(groups, GROUP_COUNT, "wind-turbulence")) {
         c->scene_config.params.wind_turbulence = c->scene_config.flag_turbulence =
             view.wind_turbulence;
+    }
+    // Loaded models get their own stiffness (psb_mesh_default_material)
+    // unless --ks says otherwise.
+    if (psb_options_seen(groups, GROUP_COUNT, "ks")) {
+        c->scene_config.model_spring_k = false;
     }
     if (view.substeps > 0) {
         c->scene_config.params.substeps = view.substeps;

@@ -573,6 +573,7 @@ static void toggle_wind(app *a) {
 // for implicit (stable at any step), the stable count for the others.
 static void cycle_integrator(app *a, int step) {
     a->integrator = (psb_integrator)(((int)a->integrator + step) % PSB_INTEGRATOR_COUNT);
+    a->integrator_chosen = true;
     app_apply_controls(a);
     const int substeps = psb_world_params(a->scene.world)->substeps;
     app_message(a, false, "integrator: %s, %d sub-step%s", psb_integrator_name(a->integrator),

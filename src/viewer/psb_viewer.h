@@ -35,6 +35,8 @@ typedef struct psb_viewer_config {
     double grab_k; ///< stiffness of the mouse's grab spring, N/m
     double poke_speed;             ///< speed a poke gives the points it hits, m/s
     psb_scene_config scene_config; ///< parameters, material, sizes of the scene
+    bool integrator_given; ///< scene_config.params.integrator was chosen (--integrator): loaded
+                           ///< models run with it too, instead of the implicit step
     psb_repair_options repair;     ///< how OBJ files are repaired (fit_radius > 0 advised)
     const char *files[PSB_VIEWER_MAX_FILES]; ///< OBJ files to load at start
     int file_count;                          ///< how many

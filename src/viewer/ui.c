@@ -204,8 +204,21 @@ static void status_panel(app *a) {
         ui_text(a, x, y, s, converged ? white : warn, t);
         y += lh;
     }
-    snprintf(t, sizeof t, "g %.3g m/s^2   ks %.4g N/m   kd %.3g N*s/m   mass %.3g kg", p->gravity,
-             m->spring_k, m->spring_damping, m->mass);
+    // Loaded models have stiffnesses of their own: the range over the bodies.
+    double ks_lo = m->spring_k, ks_hi = m->spring_k;
+    for (int b = 1; b < a->scene.body_count; b++) {
+        const double k = psb_body_get_params(a->scene.world, b)->spring_k;
+        ks_lo = fmin(ks_lo, k);
+        ks_hi = fmax(ks_hi, k);
+    }
+    if (ks_lo == ks_hi) {
+        snprintf(t, sizeof t, "g %.3g m/s^2   ks %.4g N/m   kd %.3g N*s/m   mass %.3g kg",
+                 p->gravity, ks_lo, m->spring_damping, m->mass);
+    } else {
+        // Narrower, to stay inside the panel.
+        snprintf(t, sizeof t, "g %.3g m/s^2  ks %.5g-%.5g N/m  kd %.3g N*s/m  mass %.3g kg",
+                 p->gravity, ks_lo, ks_hi, m->spring_damping, m->mass);
+    }
     ui_text(a, x, y, s, dim, t);
     y += lh;
     snprintf(t, sizeof t, "gas x%.3g   restitution %.2g   friction %.3g/s   grab %.3g N/m",

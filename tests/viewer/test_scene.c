@@ -362,6 +362,18 @@ static void test_add_mesh(void) {
     }
     CHECK(x_seen[0] != x_seen[1] && x_seen[1] != x_seen[2] && x_seen[0] != x_seen[2],
           "models share a spot: %g %g %g", x_seen[0], x_seen[1], x_seen[2]);
+    // A model's gas and stiffness are its own (psb_mesh_default_material);
+    // the ring keeps the scene's material.
+    psb_mesh_material own;
+    CHECK(psb_mesh_default_material(&box, config.params.body.mass, config.params.gravity, &own,
+                                    &err) == PSB_OK,
+          "%s", err.message);
+    CHECK(s.bodies[1].gas_nrt == own.gas_nrt, "model gas %g J, its own %g J", s.bodies[1].gas_nrt,
+          own.gas_nrt);
+    CHECK(psb_body_get_params(s.world, 1)->spring_k == own.spring_k, "model ks %g N/m, its own %g",
+          psb_body_get_params(s.world, 1)->spring_k, own.spring_k);
+    CHECK(psb_body_get_params(s.world, 0)->spring_k == config.params.body.spring_k,
+          "the ring's ks changed to %g", psb_body_get_params(s.world, 0)->spring_k);
     // A full scene refuses more, and stays as it was.
     while (s.body_count < PSB_SCENE_MAX_BODIES) {
         CHECK(psb_scene_add_mesh(&s, &box, "box", &err) == PSB_OK, "%s", err.message);
@@ -369,6 +381,30 @@ static void test_add_mesh(void) {
     CHECK(psb_scene_add_mesh(&s, &box, "box", &err) == PSB_ERR_INVALID, "a full scene took more");
     CHECK(strstr(err.message, "full") != NULL, "message: %s", err.message);
     CHECK(psb_world_body_count(s.world) == PSB_SCENE_MAX_BODIES, "the world grew anyway");
+    psb_scene_destroy(&s);
+
+    // Without its own material (psb view --ks): the scene's stiffness, and
+    // the medium gas scaled by the model's volume.
+    config.model_gas = false;
+    config.model_spring_k = false;
+    config.params.body.spring_k = 321.0;
+    CHECK(psb_scene_build(&s, "ring", &config, &err) == PSB_OK, "%s", err.message);
+    CHECK(psb_scene_add_mesh(&s, &box, "box", &err) == PSB_OK, "%s", err.message);
+    const double r = config.radius;
+    const double medium = config.gas_scale[1] * psb_default_gas_nrt(PSB_SHELL) *
+                          psb_mesh_volume(&box) / (4.0 / 3.0 * 3.14159265358979323846 * r * r * r);
+    CHECK_CLOSE(s.bodies[1].gas_nrt, medium, 1e-12);
+    CHECK(psb_body_get_params(s.world, 1)->spring_k == 321.0, "model ks %g N/m, given 321",
+          psb_body_get_params(s.world, 1)->spring_k);
+    psb_scene_destroy(&s);
+    // Its own gas with the given stiffness.
+    config.model_gas = true;
+    CHECK(psb_scene_build(&s, "ring", &config, &err) == PSB_OK, "%s", err.message);
+    CHECK(psb_scene_add_mesh(&s, &box, "box", &err) == PSB_OK, "%s", err.message);
+    CHECK(s.bodies[1].gas_nrt == own.gas_nrt, "model gas %g J, its own %g J", s.bodies[1].gas_nrt,
+          own.gas_nrt);
+    CHECK(psb_body_get_params(s.world, 1)->spring_k == 321.0, "model ks %g N/m, given 321",
+          psb_body_get_params(s.world, 1)->spring_k);
     psb_mesh_free(&box);
     psb_scene_destroy(&s);
 }
