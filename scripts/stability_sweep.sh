@@ -12,20 +12,30 @@
 # springs really blows a ball up to tens of metres within a second. This
 # one takes tens of minutes.
 #
-#   scripts/stability_sweep.sh [PSB] [--quick]
+#   scripts/stability_sweep.sh [PSB] [--quick] [--integrator implicit|bdf2]
 #
 # PSB is the psb executable (default build/psb); --quick runs the icosphere
-# only. Prints one line per failing run and a count at the end; exits 1 when
+# only; --integrator picks the implicit integrator swept (default implicit). Prints one line per failing run and a count at the end; exits 1 when
 # any run failed. Run from the checkout (it reads meshes/spot.obj).
 set -u
 psb=build/psb
 quick=0
-for arg in "$@"; do
-    case "$arg" in
+integrator=implicit
+while [ $# -gt 0 ]; do
+    case "$1" in
     --quick) quick=1 ;;
-    *) psb=$arg ;;
+    --integrator)
+        integrator=${2:-}
+        shift
+        ;;
+    *) psb=$1 ;;
     esac
+    shift
 done
+if [ "$integrator" != implicit ] && [ "$integrator" != bdf2 ]; then
+    echo "stability_sweep: --integrator takes implicit or bdf2, not '$integrator'" >&2
+    exit 2
+fi
 if [ ! -x "$psb" ]; then
     echo "stability_sweep: no executable at '$psb' (build first, or give its path)" >&2
     exit 2
@@ -53,7 +63,7 @@ for body in "${bodies[@]}"; do
                     guard=1
                     [ "$nrt" = 0 ] || guard=100
                     # shellcheck disable=SC2086 # $body is two words on purpose
-                    if ! "$psb" sim $body --integrator implicit --time 5 --ks "$ks" --kd "$kd" \
+                    if ! "$psb" sim $body --integrator "$integrator" --time 5 --ks "$ks" --kd "$kd" \
                         --nrt "$nrt" --mass "$mass" --blowup-size "$guard" --summary \
                         --csv "$tmp/run.csv" \
                         >"$tmp/out" 2>"$tmp/err"; then
@@ -77,5 +87,5 @@ for body in "${bodies[@]}"; do
         done
     done
 done
-echo "stability sweep: $runs runs, $failed failed, $(($(date +%s) - start)) s"
+echo "stability sweep ($integrator): $runs runs, $failed failed, $(($(date +%s) - start)) s"
 [ "$failed" = 0 ]

@@ -311,8 +311,9 @@ expect_fixed "$tmp/err" "$tmp/bad_index.obj:10:" "sim --mesh: FILE:LINE"
 
 # ---- --substeps auto
 
-# Icosphere level 5 at 1 kg: 10242 points of ~0.1 g need more than 20.
-run sim --subdiv 5 --steps 1
+# Icosphere level 5 at 1 kg: 10242 points of ~0.1 g need more than 20
+# explicit sub-steps.
+run sim --subdiv 5 --steps 1 --integrator symplectic
 expect_status 0 "sim --subdiv 5 --steps 1"
 expect_in "$tmp/out" 'in [0-9]+ sub-steps \(auto\)' "the report shows the chosen count"
 checks=$((checks + 1))
@@ -322,12 +323,12 @@ if [ -z "$n" ] || [ "$n" -le 20 ]; then
 fi
 expect_not_in "$tmp/err" "warning" "--substeps auto leaves nothing to warn about"
 
-run sim --subdiv 5 --steps 1 --substeps 20
+run sim --subdiv 5 --steps 1 --substeps 20 --integrator symplectic
 expect_in "$tmp/out" 'in 20 sub-steps,' "an explicit --substeps is used as given"
 expect_in "$tmp/err" "warning.*--substeps" "an explicit too-large step is still warned about"
 
-run sim --steps 1
-expect_in "$tmp/out" 'in 20 sub-steps \(auto\)' "the default scene keeps 20 sub-steps"
+run sim --steps 1 --integrator symplectic
+expect_in "$tmp/out" 'in 20 sub-steps \(auto\)' "the default shape keeps 20 explicit sub-steps"
 
 # ---- the corpus in tests/obj (whatever of it exists)
 

@@ -66,7 +66,7 @@ done
 expect_in "$tmp/out" '^  --ks .*\(N/m; default [0-9.e+-]+\)' "--ks shows its unit and default"
 expect_in "$tmp/out" '^  --dt .*\(s; default [0-9.e+-]+\)' "--dt shows its unit and default"
 expect_in "$tmp/out" '^  --mass .*\(kg; default [0-9.e+-]+\)' "--mass shows its unit and default"
-expect_in "$tmp/out" 'euler\|symplectic\|heun\|rk4\|verlet\|implicit' "--integrator lists its choices"
+expect_in "$tmp/out" 'euler\|symplectic\|heun\|rk4\|verlet\|implicit\|bdf2' "--integrator lists its choices"
 expect_in "$tmp/out" '\(m/s; default 0.001\)' "--tol shows its unit and default"
 expect_in "$tmp/out" '\(default 500\)' "--iterations shows its default"
 expect_in "$tmp/out" '^  --shape-k .*\(N/m; default 0\)' "--shape-k shows its unit and default"
@@ -207,11 +207,18 @@ expect_one_error_line "psb info --subdiv 9"
 
 summary_keys="time steps points volume pressure mean_radius kinetic spring gas gravity_pe energy
     centroid_x centroid_y centroid_z min_y blowups bodies shape pinned rest_volume gas_nrt spring_k"
+implicit_keys="newton_mean newton_max iterations_mean iterations_max residual force_residual unconverged_steps"
 
+# The default integrator is BDF2, solved: the summary ends with the solver's keys.
 run sim --summary --time 0.5
 expect_status 0 "psb sim --summary --time 0.5"
 # shellcheck disable=SC2086
-expect_keys "psb sim --summary" $summary_keys
+expect_keys "psb sim --summary" $summary_keys $implicit_keys
+run sim --steps 1
+expect_in "$tmp/out" "bdf2, dt [0-9.e-]+ s in 1 sub-step \(auto\)," "psb sim runs bdf2 by default, 1 sub-step"
+run sim --summary --time 0.5 --integrator symplectic
+# shellcheck disable=SC2086
+expect_keys "psb sim --integrator symplectic --summary" $summary_keys
 expect_value points 642 "default shape is the level-3 icosphere"
 expect_value blowups 0 "default scene runs without blow-ups"
 expect_value bodies 1 "a shape is one body"
@@ -232,7 +239,7 @@ run sim --time 0.2
 expect_status 0 "psb sim without --summary"
 expect_in "$tmp/out" "volume" "the human report mentions the volume"
 
-for integrator in euler symplectic heun rk4 verlet; do
+for integrator in euler symplectic heun rk4 verlet implicit bdf2; do
     run sim --summary --time 0.2 --subdiv 1 --integrator "$integrator"
     expect_status 0 "--integrator $integrator"
     expect_value blowups 0 "--integrator $integrator runs without blow-ups"
@@ -240,7 +247,6 @@ done
 
 # ---- the implicit integrator: one sub-step of dt, and the solver's report
 
-implicit_keys="newton_mean newton_max iterations_mean iterations_max residual force_residual unconverged_steps"
 run sim --integrator implicit --steps 30 --summary
 expect_status 0 "--integrator implicit --steps 30"
 # shellcheck disable=SC2086
@@ -454,7 +460,7 @@ checks=$((checks + 1))
 run sim --scene flag --time 2 --summary
 expect_status 0 "psb sim --scene flag"
 # shellcheck disable=SC2086
-expect_keys "psb sim --scene flag --summary" $summary_keys
+expect_keys "psb sim --scene flag --summary" $summary_keys $implicit_keys
 expect_value bodies 2 "the flag scene: the ring and the flag"
 expect_value points 224 "the flag scene: a 48-point ring and a 16 x 11 cloth"
 checks=$((checks + 1))
@@ -528,8 +534,12 @@ run sim --shape cloth --columns 6 --rows 6 --no-floor --gravity 0 --time 1 --sum
     --wind 0,3,0 --wind-drag 0
 expect_value centroid_y 1 "--wind-drag 0: the wind does nothing"
 
-# A cloth falls onto a sphere and drapes over it.
-run sim --shape cloth --sphere 0,0.5,0,0.4 --height 1.2 --time 3 --summary
+# A cloth falls onto a sphere and drapes over it. (Balanced on the top it
+# is at an unstable rest: friction here is a rate, which holds no static
+# load, and the solved step's tolerance breaks the symmetry, so after about
+# 2 s it starts to slide off; the explicit integrators' exact symmetry keeps
+# it there.)
+run sim --shape cloth --sphere 0,0.5,0,0.4 --height 1.2 --time 1.5 --summary
 expect_status 0 "--shape cloth over a sphere"
 expect_value blowups 0 "--shape cloth over a sphere"
 expect_value points 384 "--shape cloth: 24 x 16 points"

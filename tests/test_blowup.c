@@ -354,7 +354,7 @@ static void test_stiff_body_implicit(void) {
 
 int main(void) {
     for (int i = 0; i < PSB_INTEGRATOR_COUNT; i++) {
-        if (i != PSB_IMPLICIT) {
+        if (!psb_integrator_is_implicit((psb_integrator)i)) {
             test_stiff_body_explodes((psb_integrator)i);
         }
     }

@@ -13,9 +13,10 @@
 // springs per point at half-angle pi/N: omega^2 = 4 ks sin^2(pi/N) / m_i.
 //
 // The error of mean_radius at a fixed time T, for h, h/2 and h/4, gives the
-// observed order: 1 for explicit and symplectic Euler, 2 for Heun and
-// velocity Verlet, 4 for RK4. T is chosen so that neither sin(omega T) nor
-// cos(omega T) is small (the first-order and phase errors scale with them).
+// observed order: 1 for explicit, symplectic and backward Euler, 2 for Heun,
+// velocity Verlet and BDF2, 4 for RK4. T is chosen so that neither
+// sin(omega T) nor cos(omega T) is small (the first-order and phase errors
+// scale with them).
 #include <math.h>
 #include <string.h>
 
@@ -146,6 +147,7 @@ static void test_orders(bool ring) {
         {PSB_EULER, 1.0, 0.01, 0.02},  {PSB_SYMPLECTIC_EULER, 1.0, 0.01, 5e-3},
         {PSB_HEUN, 2.0, 0.05, 1e-3},   {PSB_RK4, 4.0, 0.2, 1e-5},
         {PSB_VERLET, 2.0, 0.05, 1e-3}, {PSB_IMPLICIT, 1.0, 0.01, 0.02},
+        {PSB_BDF2, 2.0, 0.05, 2e-3},
     };
     const char *body = ring ? "ring" : "icosahedron";
     for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
@@ -218,6 +220,9 @@ static void test_switching(void) {
 //   symplectic Euler: omega^2 X^2 + V^2 - h omega^2 X V is invariant
 //   velocity Verlet:  omega^2 X^2 (1 - z^2/4) + V^2 is invariant
 //   backward Euler:   Q_n = Q_0 (1 + z^2)^-n     (|1 / (1 - i z)|^2)
+//   BDF2:             two steps, so no one-step invariant: (X, V) follow its
+//                     recurrence, run here on the scalar oscillator from the
+//                     same start (a backward Euler step first)
 // so a method that is secretly another one (or mixes up its stages) fails.
 static void oscillator_state(const psb_world *w, int id, double r0, double *x, double *v) {
     const int n = psb_body_point_count(w, id);
@@ -284,6 +289,24 @@ static void test_discrete_invariants(bool ring) {
             got = q / q0;
             want = pow(1.0 + z * z, -n);
             break;
+        case PSB_BDF2: {
+            // x_{k+1} = xb + hb v_{k+1}, v_{k+1} = vb - hb omega^2 x_{k+1},
+            // hb = 2 h / 3, xb and vb BDF2's (4 now - before) / 3; the
+            // first step backward Euler's.
+            const double hb = 2.0 * h / 3.0;
+            double xk = (x0 + h * v0) / (1.0 + z * z), vk = (xk - x0) / h, xp = x0, vp = v0;
+            for (int k = 1; k < n; k++) {
+                const double xb = (4.0 * xk - xp) / 3.0, vb = (4.0 * vk - vp) / 3.0;
+                const double xn = (xb + hb * vb) / (1.0 + hb * hb * w2);
+                xp = xk;
+                vp = vk;
+                xk = xn;
+                vk = (xn - xb) / hb;
+            }
+            got = q / q0;
+            want = (w2 * xk * xk + vk * vk) / q0;
+            break;
+        }
         case PSB_INTEGRATOR_COUNT:
             break;
         }

@@ -72,8 +72,8 @@ static void test_defaults(void) {
 }
 
 static void test_integrator_names(void) {
-    const char *names[PSB_INTEGRATOR_COUNT] = {"euler", "symplectic", "heun",
-                                               "rk4",   "verlet",     "implicit"};
+    const char *names[PSB_INTEGRATOR_COUNT] = {"euler",  "symplectic", "heun", "rk4",
+                                               "verlet", "implicit",   "bdf2"};
     for (int i = 0; i < PSB_INTEGRATOR_COUNT; i++) {
         CHECK(strcmp(psb_integrator_name((psb_integrator)i), names[i]) == 0,
               "integrator %d is named %s, expected %s", i, psb_integrator_name((psb_integrator)i),
@@ -81,6 +81,9 @@ static void test_integrator_names(void) {
         psb_integrator out = PSB_INTEGRATOR_COUNT;
         CHECK(psb_integrator_parse(names[i], &out) && out == (psb_integrator)i, "parse(%s) gave %d",
               names[i], (int)out);
+        const bool solved = i == PSB_IMPLICIT || i == PSB_BDF2;
+        CHECK(psb_integrator_is_implicit((psb_integrator)i) == solved, "%s: is_implicit %d",
+              names[i], (int)psb_integrator_is_implicit((psb_integrator)i));
     }
     CHECK(strcmp(psb_integrator_name(PSB_INTEGRATOR_COUNT), "?") == 0, "name of COUNT is %s",
           psb_integrator_name(PSB_INTEGRATOR_COUNT));

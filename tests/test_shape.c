@@ -388,7 +388,7 @@ static void check_force(const psb_mesh *mesh, bool ring, psb_integrator integrat
                         const char *name) {
     // The implicit step's v = (x - x_n) / h carries the positions' rounding
     // over h, so it takes a longer step.
-    const bool implicit = integrator == PSB_IMPLICIT;
+    const bool implicit = psb_integrator_is_implicit(integrator);
     const double h = implicit ? 1e-3 : 1e-6, k = 40.0;
     char what[96];
     snprintf(what, sizeof what, "%s (%s)", name, psb_integrator_name(integrator));
@@ -459,7 +459,7 @@ static void check_force(const psb_mesh *mesh, bool ring, psb_integrator integrat
     const double *m = psb_body_masses(w, id);
     const psb_vec3 c = centroid(x, n);
     if (implicit) {
-        // Backward Euler: the force where the step ends.
+        // Backward Euler (BDF2 starts with its step): the force where the step ends.
         psb_body_shape_match(w, id, g, NULL);
         memcpy(x, psb_body_positions(w, id), (size_t)n * sizeof *x);
     }

@@ -90,6 +90,11 @@ void implicit_work_destroy(implicit_work *W) {
     free(W->ring_next);
     free(W->ring_prev);
     free3(W->y);
+    free3(W->xb);
+    free3(W->hist_x);
+    free3(W->hist_v);
+    free3(W->end_x);
+    free3(W->end_v);
     free3(W->gbuf[0]);
     free3(W->gbuf[1]);
     free3(W->d);
@@ -214,7 +219,9 @@ psb_status body_prepare_implicit(psb_body *b, psb_error *err) {
     bool ok = W && build_topology(b, W) && alloc3(W->y, n) && alloc3(W->gbuf[0], n) &&
               alloc3(W->gbuf[1], n) && alloc3(W->d, n) && alloc3(W->r, n) && alloc3(W->z, n) &&
               alloc3(W->p, n) && alloc3(W->q, n) && alloc3(W->xs, n) && alloc3(W->wv, n) &&
-              alloc3(W->cn, n) && alloc3(W->plane_n, n);
+              alloc3(W->cn, n) && alloc3(W->plane_n, n) && alloc3(W->xb, n) &&
+              alloc3(W->hist_x, n) && alloc3(W->hist_v, n) && alloc3(W->end_x, n) &&
+              alloc3(W->end_v, n);
     if (ok) {
         W->diag = calloc(6 * n, sizeof(double));
         W->dinv = calloc(6 * n, sizeof(double));
@@ -308,6 +315,38 @@ static double move_along(step_ctx *s, double alpha) {
     return t[0];
 }
 
+// BDF2 (dt the sub-step, h^ = 2 dt / 3):
+//     x_{n+1} = xb + h^ v_{n+1},            xb = (4 x_n - x_{n-1}) / 3,
+//     v_{n+1} = vb + h^ F(x_{n+1}) / m,     vb = (4 v_n - v_{n-1}) / 3,
+// which is G's minimum with h = h^ and y = xb + h^ vb (+ h^2 f_wind / m).
+// Its history is the last step's start. A point whose velocity was changed
+// since the last step (a bounce, friction, a poke, shape damping) by dv has
+// its history moved with it (v_{n-1} + dv, x_{n-1} - dt dv: the change
+// taken as a kick before the last step, so that the old velocity does not
+// go on in the positions); one that was moved (a reset) takes the history of
+// its own velocity, x_{n-1} = x_n - dt v_n and v_{n-1} = v_n. Then x_n, v_n
+// become the history.
+static void bdf2_targets(step_ctx *s) {
+    psb_body *b = s->b;
+    implicit_work *W = s->W;
+    const double dt = s->dt, h = s->h;
+    for (int i = s->part->i0; i < s->part->i1; i++) {
+        bool moved = false;
+        for (int c = 0; c < 3; c++) {
+            moved = moved || b->x[c][i] != W->end_x[c][i];
+        }
+        for (int c = 0; c < 3; c++) {
+            const double x = b->x[c][i], v = b->v[c][i];
+            const double kick = v - W->end_v[c][i];
+            const double xp = moved ? x - dt * v : W->hist_x[c][i] - dt * kick;
+            const double vp = moved ? v : W->hist_v[c][i] + kick;
+            const double vb = (4.0 * v - vp) / 3.0;
+            W->xb[c][i] = (4.0 * x - xp) / 3.0;
+            W->y[c][i] = W->xb[c][i] + h * vb + h * h * b->inv_mass[i] * b->f[c][i];
+        }
+    }
+}
+
 // Saves x_n and v_n, the springs' start directions, the wind and the
 // inertial target y = x_n + h v_n + h^2 f_wind / m.
 static void begin_step(step_ctx *s, double t) {
@@ -318,7 +357,7 @@ static void begin_step(step_ctx *s, double t) {
     // extrapolated first guess (v0 still holds v_{n-1}).
     for (int c = 0; c < 3; c++) {
         for (int i = part->i0; i < part->i1; i++) {
-            W->d[c][i] = s->h * (b->v[c][i] - b->v0[c][i]);
+            W->d[c][i] = s->dt * (b->v[c][i] - b->v0[c][i]);
             b->x0[c][i] = b->x[c][i];
             b->v0[c][i] = b->v[c][i];
             b->f[c][i] = 0.0;
@@ -327,6 +366,14 @@ static void begin_step(step_ctx *s, double t) {
     team_sync(s);
     for (int c = 0; c < 3; c++) {
         s->origin[c] = b->x0[c][0];
+    }
+    if (s->keep_history && W->hist_h == s->dt) {
+        // BDF2 from the second step at this sub-step on; the first is
+        // backward Euler's (a one-step start keeps the second order).
+        s->bdf2 = true;
+        s->h = 2.0 * s->dt / 3.0;
+        s->inv_h2 = 1.0 / (s->h * s->h);
+        s->kd_h = b->params.spring_damping / s->h;
     }
     for (int i = part->i0; i < part->i1; i++) {
         for (int slot = W->adj_start[i]; slot < W->adj_start[i + 1]; slot++) {
@@ -357,10 +404,23 @@ static void begin_step(step_ctx *s, double t) {
             body_wind_forces(b, s->w, t, part->i0, part->i1);
         }
     }
-    const double h = s->h;
-    for (int c = 0; c < 3; c++) {
-        for (int i = part->i0; i < part->i1; i++) {
-            W->y[c][i] = b->x[c][i] + h * b->v[c][i] + h * h * b->inv_mass[i] * b->f[c][i];
+    if (s->bdf2) {
+        bdf2_targets(s);
+    } else {
+        const double h = s->h;
+        for (int c = 0; c < 3; c++) {
+            for (int i = part->i0; i < part->i1; i++) {
+                W->xb[c][i] = b->x[c][i];
+                W->y[c][i] = b->x[c][i] + h * b->v[c][i] + h * h * b->inv_mass[i] * b->f[c][i];
+            }
+        }
+    }
+    if (s->keep_history) {
+        for (int c = 0; c < 3; c++) {
+            for (int i = part->i0; i < part->i1; i++) {
+                W->hist_x[c][i] = b->x[c][i];
+                W->hist_v[c][i] = b->v[c][i];
+            }
         }
     }
     if (s->w->sphere_count > 0) {
@@ -540,13 +600,17 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
     psb_profile *prof = part->thread == 0 ? b->profile : NULL;
     const double start = prof ? profile_now() : 0.0;
     const psb_params *p = &w->params;
+    const bool bdf2 = p->integrator == PSB_BDF2;
+    // Backward Euler's h until begin_step finds BDF2's history.
     step_ctx s = {
         .b = b,
         .w = w,
         .part = part,
         .W = b->implicit,
+        .dt = h,
         .h = h,
         .inv_h2 = 1.0 / (h * h),
+        .keep_history = bdf2,
         .gravity = body_gravity(b, p, t + h),
         .nrt = body_gas_nrt(b, t + h),
         .kd_h = b->params.spring_damping / h,
@@ -572,12 +636,21 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
         b->solver.force_residual = residual;
         b->solver.converged = b->solver.converged && converged;
     }
-    // v = (x - x_n) / h, then the colliders' restitution and friction on
+    // v = (x - xb) / h^, then the colliders' restitution and friction on
     // the points the penalty left a little inside, the pins, shape damping.
+    implicit_work *W = s.W;
     for (int c = 0; c < 3; c++) {
         for (int i = part->i0; i < part->i1; i++) {
-            b->v[c][i] = (b->x[c][i] - b->x0[c][i]) / h;
+            b->v[c][i] = (b->x[c][i] - W->xb[c][i]) / s.h;
+            if (bdf2) {
+                W->end_x[c][i] = b->x[c][i];
+                W->end_v[c][i] = b->v[c][i];
+            }
         }
+    }
+    if (part->thread == 0) {
+        // Read by the next step's begin_step only, after its first wait.
+        W->hist_h = bdf2 ? h : 0.0;
     }
     body_collide_touching(b, w, part->i0, part->i1, h);
     implicit_sphere_response(&s);

@@ -241,7 +241,7 @@ void implicit_sphere_response(const step_ctx *s) {
     const psb_params *p = &s->w->params;
     const implicit_work *W = s->W;
     psb_body *b = s->b;
-    const double keep = exp(-p->friction * s->h);
+    const double keep = exp(-p->friction * s->dt);
     for (int i = s->part->i0; i < s->part->i1; i++) {
         const double n[3] = {W->plane_n[0][i], W->plane_n[1][i], W->plane_n[2][i]};
         if (n[0] == 0.0 && n[1] == 0.0 && n[2] == 0.0) {
@@ -274,7 +274,7 @@ static double point_springs(const step_ctx *s, int i, bool with_derivatives, dou
     const psb_body *b = s->b;
     implicit_work *W = s->W;
     double *const *x = b->x;
-    double *const *x0 = b->x0;
+    double *const *x0 = W->xb;
     const double ks = b->params.spring_k;
     double energy = 0.0;
     for (int slot = W->adj_start[i]; slot < W->adj_start[i + 1]; slot++) {
@@ -283,7 +283,7 @@ static double point_springs(const step_ctx *s, int i, bool with_derivatives, dou
         const double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         const double L0 = W->adj_rest[slot];
         const double *u0 = W->adj_u0 + 3 * slot;
-        // Damping: kd / (2h) (u0 . (dx_i - dx_j))^2 with dx = x - x_n.
+        // Damping: kd / (2h) (u0 . (dx_i - dx_j))^2 with dx = x - xb = h v.
         const double rel = u0[0] * (d[0] - (x0[0][i] - x0[0][j])) +
                            u0[1] * (d[1] - (x0[1][i] - x0[1][j])) +
                            u0[2] * (d[2] - (x0[2][i] - x0[2][j]));
@@ -434,7 +434,7 @@ evaluation implicit_evaluate(step_ctx *s, bool with_derivatives) {
                 const double k = b->grab_k;
                 const double target[3] = {b->grab_target.x, b->grab_target.y, b->grab_target.z};
                 for (int c = 0; c < 3; c++) {
-                    const double to = x[c] - target[c], moved = x[c] - b->x0[c][i];
+                    const double to = x[c] - target[c], moved = x[c] - W->xb[c][i];
                     energy += 0.5 * k * to * to + 0.5 * s->grab_c / s->h * moved * moved;
                     grad[c] += k * to + s->grab_c / s->h * moved;
                 }

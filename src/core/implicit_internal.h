@@ -40,6 +40,13 @@ typedef struct implicit_work {
     // Rings: each point's neighbours along the ring (internal).
     int *ring_next, *ring_prev;
     double *y[3];       // inertial target, m
+    double *xb[3];      // where the step's velocity is measured from, v = (x - xb) / h^:
+                        // x_n (backward Euler) or BDF2's (4 x_n - x_{n-1}) / 3, m
+    // BDF2's history: x_{n-1}, v_{n-1} at the step's start (x_n, v_n after
+    // it), and the state the last step left (end_x, end_v, before collision
+    // response), to find the points changed since (bdf2_targets).
+    double *hist_x[3], *hist_v[3], *end_x[3], *end_v[3];
+    double hist_h; // the sub-step that history was taken at (0: none), s
     double *gbuf[2][3]; // gradient of G: the iterate's and a trial's (step_ctx.base), N
     double *d[3];       // Newton direction, m
     double *r[3];       // conjugate gradients: residual, N
@@ -63,7 +70,10 @@ typedef struct step_ctx {
     const psb_world *w;
     const body_part *part;
     implicit_work *W;
-    double h, inv_h2;
+    double dt;        // the sub-step, s
+    double h, inv_h2;  // the step in G, h^: dt (backward Euler) or 2 dt / 3 (BDF2), s
+    bool keep_history; // PSB_BDF2: keep the step's start as the next one's history
+    bool bdf2;         // this step is BDF2's (it has a history at this sub-step)
     double gravity; // m/s², along -y
     double nrt;     // J
     double kd_h;    // kd / h, kg/s²

@@ -204,6 +204,7 @@ void body_integrate(psb_body *b, const psb_world *w, const body_part *part, doub
         step_symplectic(b, w, part, t, h);
         return; // timed and collided inside
     case PSB_IMPLICIT:
+    case PSB_BDF2:
         body_implicit_step(b, w, part, t, h);
         return; // the same
     case PSB_EULER:

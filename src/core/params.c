@@ -21,6 +21,7 @@ static const char *const integrator_names[PSB_INTEGRATOR_COUNT] = {
     [PSB_EULER] = "euler",   [PSB_SYMPLECTIC_EULER] = "symplectic",
     [PSB_HEUN] = "heun",     [PSB_RK4] = "rk4",
     [PSB_VERLET] = "verlet", [PSB_IMPLICIT] = "implicit",
+    [PSB_BDF2] = "bdf2",
 };
 
 const char *psb_integrator_name(psb_integrator integrator) {
@@ -28,6 +29,10 @@ const char *psb_integrator_name(psb_integrator integrator) {
         return "?";
     }
     return integrator_names[integrator];
+}
+
+bool psb_integrator_is_implicit(psb_integrator integrator) {
+    return integrator == PSB_IMPLICIT || integrator == PSB_BDF2;
 }
 
 bool psb_integrator_parse(const char *name, psb_integrator *out) {

@@ -67,12 +67,18 @@ typedef enum psb_integrator {
     PSB_IMPLICIT, ///< backward Euler, first order, stable at any step: each step minimises an
                   ///< energy by Newton's method with preconditioned conjugate gradients
                   ///< (implicit.c); meant for one step of 1/60 s a frame
+    PSB_BDF2, ///< BDF2 (backward differentiation, two steps), second order, solved as
+              ///< PSB_IMPLICIT is: it damps oscillation far less than backward Euler
     PSB_INTEGRATOR_COUNT,
 } psb_integrator;
 
 /// The integrator's command-line name ("euler", "symplectic", "heun", "rk4",
-/// "verlet", "implicit"), or "?" for an out-of-range value.
+/// "verlet", "implicit", "bdf2"), or "?" for an out-of-range value.
 const char *psb_integrator_name(psb_integrator integrator);
+
+/// Whether the integrator solves each step (PSB_IMPLICIT, PSB_BDF2): stable at
+/// any step, run at one sub-step a frame, with a solver report.
+bool psb_integrator_is_implicit(psb_integrator integrator);
 
 /// Parses a name from psb_integrator_name(); false if unknown.
 bool psb_integrator_parse(const char *name, psb_integrator *out);

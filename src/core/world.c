@@ -104,7 +104,7 @@ psb_status psb_world_set_params(psb_world *w, const psb_params *params, psb_erro
     }
     for (int k = 0; k < w->body_count; k++) {
         status = body_size_rings(w->bodies[k], params->threads, err);
-        if (status == PSB_OK && params->integrator == PSB_IMPLICIT) {
+        if (status == PSB_OK && psb_integrator_is_implicit(params->integrator)) {
             status = body_prepare_implicit(w->bodies[k], err);
         }
         if (status != PSB_OK) {
@@ -137,7 +137,7 @@ int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
     if (!b) {
         return -1;
     }
-    if (w->params.integrator == PSB_IMPLICIT && body_prepare_implicit(b, err) != PSB_OK) {
+    if (psb_integrator_is_implicit(w->params.integrator) && body_prepare_implicit(b, err) != PSB_OK) {
         body_destroy(b);
         return -1;
     }
@@ -417,7 +417,7 @@ static const char *recover(psb_world *w, psb_body *b) {
 
 // Steps body b alone, on the threads it gets, and files the guard's verdict.
 static void step_body(psb_world *w, psb_body *b, int threads) {
-    b->solver = (psb_solver_report){0, 0, 0.0, 0.0, w->params.integrator == PSB_IMPLICIT};
+    b->solver = (psb_solver_report){0, 0, 0.0, 0.0, psb_integrator_is_implicit(w->params.integrator)};
 #ifdef _OPENMP
     const verdict v = threads > 1 ? step_body_threaded(w, b, threads) : step_body_serial(w, b);
 #else

@@ -38,6 +38,7 @@ psb_scene_config psb_default_scene_config(void) {
     psb_scene_config c;
     memset(&c, 0, sizeof c);
     c.params = psb_default_params();
+    c.params.integrator = PSB_SCENE_INTEGRATOR;
     c.arena_half = 3.0;
     c.params.walls = true;
     c.params.walls_min = (psb_vec3){-c.arena_half, c.params.floor_y - 1.0, -c.arena_half};
@@ -95,7 +96,7 @@ psb_status psb_scene_refresh_substeps(psb_scene *scene, psb_error *err) {
     const int explicit_wanted = scene->config.params.substeps > scene->substeps_needed
                                     ? scene->config.params.substeps
                                     : scene->substeps_needed;
-    const int wanted = params.integrator == PSB_IMPLICIT ? 1 : explicit_wanted;
+    const int wanted = psb_integrator_is_implicit(params.integrator) ? 1 : explicit_wanted;
     if (params.substeps == wanted) {
         return PSB_OK;
     }

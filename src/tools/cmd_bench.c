@@ -383,7 +383,7 @@ static int run_scene(const scene *sc, const bench_args *args, result *out) {
         return 1;
     }
     const int n = mesh.point_count;
-    const bool implicit = params.integrator == PSB_IMPLICIT;
+    const bool implicit = psb_integrator_is_implicit(params.integrator);
     // An implicit sub-step is a whole linear solve: far fewer of them.
     const double vertex_steps = (args->quick ? 3e6 : 3e7) / (implicit ? IMPLICIT_FEWER : 1.0);
     long steps = args->steps > 0 ? args->steps : (long)ceil(vertex_steps / n);
@@ -505,7 +505,7 @@ static void print_result(const char *name, const bench_args *args, const result 
     const double total = p->springs + p->gas + p->integrate + p->collide + p->guard;
     const double pct = total > 0.0 ? 100.0 / total : 0.0;
     const double steps_per_s = 1e9 / (r->median * r->vertices);
-    const bool implicit = args->integrator == PSB_IMPLICIT;
+    const bool implicit = psb_integrator_is_implicit(args->integrator);
     // The implicit solver's work per world step, over the last repeat.
     const psb_sim_solver_stats *solver = &r->solver;
     const double world_steps = solver->steps > 0 ? (double)solver->steps : 1.0;
@@ -697,7 +697,7 @@ int psb_cmd_bench(int argc, char **argv) {
                "scene", "vertices", "steps", "sub", "thr", "ns/vs", "min", "max", "steps/s",
                "sprng", "gas", "integ", "coll", "guard", "vol.drift", "E.drift",
                args.reference ? "  textbook  ratio" : "",
-               args.integrator == PSB_IMPLICIT ? "  newton    iters  residual" : "");
+               psb_integrator_is_implicit(args.integrator) ? "  newton    iters  residual" : "");
     }
     for (int i = 0; i < SCENE_COUNT; i++) {
         const scene *sc = &scenes[i];

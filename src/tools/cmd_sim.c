@@ -324,7 +324,7 @@ static double stable_substep(const psb_world *world) {
 // sub-step: the estimate is the explicit integrators' limit.
 static void choose_substeps(psb_world *world) {
     psb_params params = *psb_world_params(world);
-    if (params.integrator == PSB_IMPLICIT) {
+    if (psb_integrator_is_implicit(params.integrator)) {
         return;
     }
     const double needed = ceil(params.dt / (AUTO_SUBSTEP_MARGIN * stable_substep(world)));
@@ -355,7 +355,7 @@ psb_world *psb_sim_world_create(const psb_shape_options *shape, const psb_sim_op
 // would only blow up. The implicit one has none.
 static void warn_if_unstable(const psb_world *world) {
     const psb_params *params = psb_world_params(world);
-    if (params->integrator == PSB_IMPLICIT) {
+    if (psb_integrator_is_implicit(params->integrator)) {
         return;
     }
     const double h = params->dt / params->substeps;

@@ -339,7 +339,8 @@ static const psb_option run_table[] = {
     {.name = "integrator",
      .type = PSB_OPT_CHOICE,
      .offset = SIM_FIELD(integrator),
-     .help = "time integrator (implicit when --mesh loads a file and this is not given)",
+     .help = "time integrator: bdf2 and implicit solve one step of dt, the explicit ones take "
+             "--substeps (implicit when --mesh loads a file and this is not given)",
      .choice = psb_sim_integrator_choice,
      .choice_count = PSB_INTEGRATOR_COUNT},
     {.name = "dt",
@@ -472,6 +473,7 @@ psb_sim_options psb_sim_default_options(void) {
     psb_sim_options sim;
     memset(&sim, 0, sizeof sim);
     sim.params = psb_default_params();
+    sim.params.integrator = PSB_SCENE_INTEGRATOR;
     sim.integrator = (int)sim.params.integrator;
     sim.substeps = (psb_sim_substeps){.automatic = true, .count = sim.params.substeps};
     sim.repair = psb_default_mesh_options(true);
@@ -674,10 +676,7 @@ bool psb_sim_options_read(int argc, char **argv, psb_shape_options *shape, psb_s
     sim->spring_k_given = psb_options_seen(groups, GROUP_COUNT, "ks") > 0;
     sim->gas_nrt_given = psb_options_seen(groups, GROUP_COUNT, "nrt") > 0;
     if (sim->mesh && !psb_options_seen(groups, GROUP_COUNT, "integrator")) {
-        // A loaded mesh's own material (psb_mesh_default_material) is stiff:
-        // the implicit step runs it at one step a frame, where the explicit
-        // ones need hundreds of sub-steps.
-        sim->integrator = PSB_IMPLICIT;
+        sim->integrator = PSB_MODEL_INTEGRATOR; // psb_scene.h says why
     }
     sim->params.integrator = (psb_integrator)sim->integrator;
     sim->params.floor = !sim->no_floor;
@@ -685,7 +684,7 @@ bool psb_sim_options_read(int argc, char **argv, psb_shape_options *shape, psb_s
     // the implicit integrator is stable at any step and takes one sub-step.
     if (!sim->substeps.automatic) {
         sim->params.substeps = sim->substeps.count;
-    } else if (sim->params.integrator == PSB_IMPLICIT) {
+    } else if (psb_integrator_is_implicit(sim->params.integrator)) {
         sim->params.substeps = 1;
     } else {
         sim->params.substeps = psb_default_params().substeps;

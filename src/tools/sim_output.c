@@ -138,7 +138,7 @@ void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s,
     printf("rest_volume=%.9g\n", s->rest_volume);
     printf("gas_nrt=%.9g\n", s->gas_nrt);
     printf("spring_k=%.9g\n", s->spring_k);
-    if (psb_world_params(world)->integrator == PSB_IMPLICIT) {
+    if (psb_integrator_is_implicit(psb_world_params(world)->integrator)) {
         printf("newton_mean=%.9g\n", per_step(solver, solver->newton));
         printf("newton_max=%d\n", solver->newton_max);
         printf("iterations_mean=%.9g\n", per_step(solver, solver->iterations));
@@ -188,7 +188,7 @@ void psb_sim_print_report(const psb_world *world, const char *what, bool substep
     }
     printf("  ran %ld steps, %g s simulated, in %.3g s\n", psb_world_step_count(world),
            psb_world_time(world), wall_seconds);
-    if (p->integrator == PSB_IMPLICIT) {
+    if (psb_integrator_is_implicit(p->integrator)) {
         printf("  solver       Newton %.3g a step (max %d), CG %.4g a step (max %d)\n",
                per_step(solver, solver->newton), solver->newton_max,
                per_step(solver, solver->iterations), solver->iterations_max);

@@ -101,12 +101,11 @@ static bool install_scene(app *a, psb_scene *next) {
     a->wind_turbulence =
         a->wind_on ? built->wind_turbulence : a->config.scene_config.flag_turbulence;
     if (!a->integrator_chosen) {
-        // Loaded models run with the implicit step unless an integrator was
-        // chosen: their own material (psb_mesh_default_material) is stiff,
-        // and explicit sub-steps for it number in the hundreds a frame. The
-        // built-in scenes keep the configured one.
+        // Unless an integrator was chosen (--integrator, the I key): loaded
+        // models run with PSB_MODEL_INTEGRATOR, the built-in scenes with the
+        // configured one (PSB_SCENE_INTEGRATOR); psb_scene.h says why.
         a->integrator =
-            a->models_loaded ? PSB_IMPLICIT : a->config.scene_config.params.integrator;
+            a->models_loaded ? PSB_MODEL_INTEGRATOR : a->config.scene_config.params.integrator;
     }
     app_apply_controls(a);
     plots_clear(&a->plots);

@@ -156,8 +156,9 @@ static const psb_option view_table[] = {
     {.name = "integrator",
      .type = PSB_OPT_CHOICE,
      .offset = VIEW_FIELD(integrator),
-     .help = "time integrator (the I key cycles through them); loaded models run implicit "
-             "unless this or the I key chose one",
+     .help = "time integrator (the I key cycles through them): bdf2 and implicit solve one "
+             "step a frame, the explicit ones take as many sub-steps as they need; unless this "
+             "or the I key chose one, loaded models run implicit",
      .choice = integrator_choice,
      .choice_count = PSB_INTEGRATOR_COUNT},
     {.name = "dt",

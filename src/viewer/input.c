@@ -493,14 +493,44 @@ static bool point_under_cursor(app *a, int *body, int *point) {
     return false;
 }
 
+// The pinned point whose marker is nearest the cursor, within PIN_REACH_PX
+// pixels (a marker stays visible where the cloth folds over its point).
+#define PIN_REACH_PX 8.0
+static bool pin_under_cursor(app *a, int *body, int *point) {
+    double best = PIN_REACH_PX * PIN_REACH_PX;
+    bool found = false;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        if (psb_body_pin_count(a->scene.world, b) == 0) {
+            continue;
+        }
+        const int n = psb_body_point_count(a->scene.world, b);
+        for (int i = 0; i < n; i++) {
+            double x, y;
+            if (!psb_body_is_pinned(a->scene.world, b, i) ||
+                !input_point_screen_pos(a, b, i, &x, &y)) {
+                continue;
+            }
+            const double d2 = (x - a->cursor_x) * (x - a->cursor_x) +
+                              (y - a->cursor_y) * (y - a->cursor_y);
+            if (d2 <= best) {
+                best = d2;
+                *body = b;
+                *point = i;
+                found = true;
+            }
+        }
+    }
+    return found;
+}
+
 // T: pins the held point where the cursor holds it, or frees it if it is
-// pinned; with nothing held, the same for the point under the cursor,
-// pinned where it is.
+// pinned; with nothing held, frees the pin whose marker is under the
+// cursor, or else pins the point under the cursor where it is.
 static void toggle_pin(app *a) {
     grab_state *g = &a->grab;
     psb_world *w = a->scene.world;
     int body = g->body, point = g->point;
-    if (body < 0 && !point_under_cursor(a, &body, &point)) {
+    if (body < 0 && !pin_under_cursor(a, &body, &point) && !point_under_cursor(a, &body, &point)) {
         app_message(a, false, "T: grab a point first (or point at a body), then T pins it");
         return;
     }

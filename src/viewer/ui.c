@@ -160,7 +160,7 @@ static void status_panel(app *a) {
     char t[TEXT_MAX];
     scene_line(a, t, sizeof t);
     const int scene_lines = (int)ceilf(1.1f * ui_text_width(a, t, s) / w);
-    const bool implicit = p->integrator == PSB_IMPLICIT;
+    const bool implicit = psb_integrator_is_implicit(p->integrator);
     const int lines =
         7 + (implicit ? 1 : 0) + (scene_lines < 3 ? scene_lines : 3) + (event[0] ? 2 : 0);
     panel(a, x - pad * 0.5f, y0 - pad * 0.5f, w + pad, lines * lh + pad, 0.72f);
