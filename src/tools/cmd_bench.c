@@ -121,8 +121,8 @@ static const psb_option bench_table[] = {
     {.name = "integrator",
      .type = PSB_OPT_CHOICE,
      .offset = FIELD(integrator),
-     .help = "time integrator (--reference: symplectic only, the textbook's; implicit: "
-             "sub-steps of 1/60 s, one a world step unless --substeps says)",
+     .help = "time integrator (--reference: symplectic only, the textbook's; implicit and "
+             "bdf2: sub-steps of 1/60 s, one a world step unless --substeps says)",
      .choice = psb_sim_integrator_choice,
      .choice_count = PSB_INTEGRATOR_COUNT},
     {.name = "tol",
@@ -565,8 +565,8 @@ static void print_help(FILE *out, bench_args *defaults) {
                  "public arrays) and the relative volume and energy drift over one repeat. A\n"
                  "world step (sub: its sub-steps) is one 60 Hz frame, as a viewer steps it, so\n"
                  "the blow-up check and the public copy, once per world step, weigh what they\n"
-                 "weigh there; --substeps sets it. The implicit integrator steps 1/60 s at a\n"
-                 "time and also prints its Newton and conjugate-gradient iterations per world\n"
+                 "weigh there; --substeps sets it. The solved integrators (implicit, bdf2) step\n"
+                 "1/60 s at a time and also print its Newton and conjugate-gradient iterations per world\n"
                  "step and the last step's residual (m/s: the largest change the last Newton\n"
                  "step made to a point's velocity).\n"
                  "\n"
