@@ -664,5 +664,178 @@ run sim --steps 0 --summary
 expect_value spring_k 200 "an icosphere keeps ks 200 N/m"
 expect_value gas_nrt 100 "an icosphere keeps nRT 100 J"
 
+# ---- psb sim --export-obj DIR --every N: one OBJ file per body per exported step
+
+# expect_same GOT WANT WHAT: GOT is exactly WANT.
+expect_same() {
+    checks=$((checks + 1))
+    if [ "$1" != "$2" ]; then
+        fail "$3: got '$1', expected '$2'"
+    fi
+}
+
+# expect_files DIR WHAT NAME...: DIR holds exactly these files (no .tmp left over).
+expect_files() {
+    dir=$1 what=$2
+    shift 2
+    expect_same "$(cd "$dir" && LC_ALL=C ls -A | tr '\n' ' ' | sed 's/ $//')" "$*" \
+        "$what: the files written"
+}
+
+# obj_lines FILE KEYWORD: how many lines of FILE are KEYWORD lines (v, f, l).
+obj_lines() {
+    grep -c "^$2 " "$1"
+}
+
+# expect_obj FILE POINTS TRIANGLES WHAT: POINTS v lines, TRIANGLES f lines,
+# every f index one of the points.
+expect_obj() {
+    expect_same "$(obj_lines "$1" v)" "$2" "$4: v lines = points"
+    expect_same "$(obj_lines "$1" f)" "$3" "$4: f lines = triangles"
+    checks=$((checks + 1))
+    awk -v n="$2" '$1 == "f" { if (NF != 4) exit 1; for (i = 2; i <= 4; i++)
+            if ($i !~ /^[0-9]+$/ || $i < 1 || $i > n) exit 1 }' "$1" ||
+        fail "$4: an f line that is not three indices from 1 to $2"
+}
+
+# expect_closed_ring FILE POINTS WHAT: one line element `l 1 2 ... POINTS 1`.
+expect_closed_ring() {
+    expect_same "$(obj_lines "$1" l)" 1 "$3: one l line"
+    checks=$((checks + 1))
+    awk -v n="$2" '$1 == "l" { if (NF != n + 2) exit 1; for (i = 2; i <= n + 1; i++)
+            if ($i != i - 1) exit 1; if ($NF != 1) exit 1 }' "$1" ||
+        fail "$3: the l line is not 1 2 ... $2 1: $(grep '^l ' "$1" | head -c 200)"
+}
+
+# expect_centroid WHAT FILE...: the mean of the files' v lines is the last
+# run's --summary centroid, to 1e-6 m in each coordinate.
+expect_centroid() {
+    what=$1
+    shift
+    checks=$((checks + 1))
+    mean=$(awk '$1 == "v" { x += $2; y += $3; z += $4; n++ }
+        END { if (n) printf "%.12g %.12g %.12g\n", x / n, y / n, z / n }' "$@")
+    if ! echo "$mean $(value centroid_x) $(value centroid_y) $(value centroid_z)" | awk '{
+            if (NF != 6) exit 1
+            for (i = 1; i <= 3; i++) { d = $i - $(i + 3); if (d < 0) d = -d; if (d > 1e-6) exit 1 } }'
+    then
+        fail "$what: the v lines' mean ($mean) is not the summary's centroid" \
+            "($(value centroid_x) $(value centroid_y) $(value centroid_z))"
+    fi
+}
+
+run sim --help
+expect_in "$tmp/out" '^  --export-obj DIR ' "psb sim --help mentions --export-obj"
+expect_in "$tmp/out" '^  --every N .*\(default 1\)' "psb sim --help mentions --every and its default"
+
+# A ring: step 0, every 2nd step and the last (5).
+mkdir "$tmp/ring"
+run sim --shape ring --points 16 --steps 5 --every 2 --export-obj "$tmp/ring" --summary
+expect_status 0 "export a ring"
+expect_files "$tmp/ring" "export a ring, --steps 5 --every 2" \
+    body0_step000000.obj body0_step000002.obj body0_step000004.obj body0_step000005.obj
+expect_obj "$tmp/ring/body0_step000005.obj" 16 0 "the ring's file"
+expect_closed_ring "$tmp/ring/body0_step000005.obj" 16 "the ring's file"
+expect_centroid "the ring's last file" "$tmp/ring/body0_step000005.obj"
+expect_in "$tmp/ring/body0_step000000.obj" '^# world step 0, t = 0 s' "step 0's header"
+expect_in "$tmp/ring/body0_step000005.obj" '^# ring: 16 points' "the ring's header"
+
+# An icosphere of level 1 (42 points, 80 triangles); --every a divisor of --steps.
+mkdir "$tmp/ico"
+run sim --shape icosphere --subdiv 1 --steps 6 --every 3 --export-obj "$tmp/ico" --summary
+expect_status 0 "export an icosphere"
+expect_files "$tmp/ico" "export an icosphere, --steps 6 --every 3" \
+    body0_step000000.obj body0_step000003.obj body0_step000006.obj
+expect_obj "$tmp/ico/body0_step000006.obj" 42 80 "the icosphere's file"
+expect_centroid "the icosphere's last file" "$tmp/ico/body0_step000006.obj"
+# The default --every is 1; --steps 0 writes the initial state only.
+mkdir "$tmp/ico1" "$tmp/ico0"
+run sim --shape icosphere --subdiv 0 --steps 2 --export-obj "$tmp/ico1"
+expect_files "$tmp/ico1" "export every step by default" \
+    body0_step000000.obj body0_step000001.obj body0_step000002.obj
+run sim --shape icosphere --subdiv 0 --steps 0 --export-obj "$tmp/ico0" --summary
+expect_files "$tmp/ico0" "export with --steps 0" body0_step000000.obj
+expect_centroid "the initial state" "$tmp/ico0/body0_step000000.obj"
+
+# A cloth of 4 x 3 points: its 2 (4 - 1) (3 - 1) = 12 triangles.
+mkdir "$tmp/cloth"
+run sim --shape cloth --columns 4 --rows 3 --steps 3 --every 10 --export-obj "$tmp/cloth" --summary
+expect_status 0 "export a cloth"
+expect_files "$tmp/cloth" "export a cloth, --steps 3 --every 10" \
+    body0_step000000.obj body0_step000003.obj
+expect_obj "$tmp/cloth/body0_step000003.obj" 12 12 "the cloth's file"
+expect_centroid "the cloth's last file" "$tmp/cloth/body0_step000003.obj"
+
+# Two bodies, the flag scene's ring and cloth: one file each per step; the
+# summary's centroid is over all points of both.
+mkdir "$tmp/flag"
+run sim --scene flag --steps 3 --every 2 --export-obj "$tmp/flag" --summary
+expect_status 0 "export the flag scene"
+expect_value bodies 2 "the flag scene has two bodies"
+expect_files "$tmp/flag" "export the flag scene, --steps 3 --every 2" \
+    body0_step000000.obj body0_step000002.obj body0_step000003.obj \
+    body1_step000000.obj body1_step000002.obj body1_step000003.obj
+ring_points=$(obj_lines "$tmp/flag/body0_step000003.obj" v)
+cloth_points=$(obj_lines "$tmp/flag/body1_step000003.obj" v)
+expect_same "$((ring_points + cloth_points))" "$(value points)" "the flag scene's v lines = points"
+expect_closed_ring "$tmp/flag/body0_step000003.obj" "$ring_points" "the flag scene's ring"
+expect_in "$tmp/flag/body1_step000003.obj" '^# psb body 1: flag' "the cloth's label in its header"
+expect_centroid "the flag scene's last files" "$tmp/flag/body0_step000003.obj" \
+    "$tmp/flag/body1_step000003.obj"
+
+# An OBJ file of two closed components: one body, and one file, each.
+awk '{ print } $1 == "v" { v[++n] = $0 } END {
+        for (i = 1; i <= n; i++) { split(v[i], c, " "); print "v", c[2] + 3, c[3], c[4] }
+        print "f 9 12 11 10\nf 13 14 15 16\nf 9 10 14 13\nf 10 11 15 14\nf 11 12 16 15\nf 12 9 13 16" }' \
+    "$tmp/cube.obj" >"$tmp/two_cubes.obj"
+mkdir "$tmp/mesh"
+run sim --mesh "$tmp/two_cubes.obj" --steps 2 --every 5 --export-obj "$tmp/mesh" --summary
+expect_status 0 "export an OBJ file of two cubes"
+expect_value bodies 2 "two cubes are two bodies"
+expect_files "$tmp/mesh" "export two cubes, --steps 2 --every 5" \
+    body0_step000000.obj body0_step000002.obj body1_step000000.obj body1_step000002.obj
+expect_obj "$tmp/mesh/body0_step000002.obj" 8 12 "the first cube's file"
+expect_obj "$tmp/mesh/body1_step000002.obj" 8 12 "the second cube's file"
+expect_centroid "the two cubes' last files" "$tmp/mesh/body0_step000002.obj" \
+    "$tmp/mesh/body1_step000002.obj"
+
+# Refusals: one line that names the problem, before anything is written.
+run sim --steps 1 --export-obj "$tmp/nowhere"
+expect_status 2 "--export-obj into a missing folder"
+expect_one_error_line "--export-obj into a missing folder"
+expect_in "$tmp/err" "--export-obj: folder '.*nowhere': does not exist" "a missing folder is named"
+run sim --steps 1 --export-obj "$tmp/cube.obj"
+expect_status 2 "--export-obj into a file"
+expect_in "$tmp/err" "--export-obj: '.*cube.obj' is not a folder" "a file is not a folder"
+run sim --steps 1 --export-obj "$tmp/ico0" --every 0
+expect_status 2 "--every 0"
+expect_one_error_line "--every 0"
+expect_in "$tmp/err" "--every" "--every 0 is named"
+run sim --steps 1 --every 3
+expect_status 2 "--every without --export-obj"
+expect_one_error_line "--every without --export-obj"
+expect_in "$tmp/err" "--every needs --export-obj" "--every without --export-obj says what is missing"
+# A file that cannot be made (its temporary name is taken by a folder) and
+# one that cannot be written (a file size limit, standing in for a full
+# disk): status 1, the path and the reason, the run stopped, nothing half
+# written left behind.
+mkdir -p "$tmp/taken/body0_step000000.obj.tmp"
+run sim --steps 3 --export-obj "$tmp/taken"
+expect_status 1 "--export-obj where the file cannot be made"
+expect_one_error_line "--export-obj where the file cannot be made"
+expect_in "$tmp/err" "cannot create '.*body0_step000000.obj.tmp'" "the file that cannot be made"
+mkdir "$tmp/full"
+(
+    trap '' XFSZ
+    ulimit -f 1 && run sim --shape icosphere --subdiv 1 --steps 3 --export-obj "$tmp/full"
+    echo "$status" >"$tmp/full_status"
+)
+status=$(cat "$tmp/full_status")
+expect_status 1 "--export-obj past a file size limit"
+expect_one_error_line "--export-obj past a file size limit"
+expect_in "$tmp/err" "cannot write '.*body0_step000000.obj.tmp': File too large" \
+    "a failed write names the file and the reason"
+expect_files "$tmp/full" "a failed write leaves nothing behind"
+
 echo "cli_test: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -20,8 +20,10 @@ typedef struct scene_entry {
     scene_builder build;
 } scene_entry;
 
-// Display colours: the ring amber, the spheres from soft (blue) to hard (red),
-// then a palette for loaded models.
+// Display colours, one per body of a scene (the plots draw each body's line
+// in it): the ring amber, the spheres from soft (blue) to hard (red), then
+// a palette for loaded models. A ring that is compared with a sphere (the
+// pressure, shape and planets scenes) takes the sphere's hue, lighter.
 static const float ring_color[3] = {0.96f, 0.66f, 0.18f};
 static const float gas_colors[3][3] = {
     {0.30f, 0.56f, 0.96f},
@@ -32,6 +34,30 @@ static const float model_colors[][3] = {
     {0.70f, 0.48f, 0.92f}, {0.25f, 0.78f, 0.80f}, {0.95f, 0.50f, 0.70f},
     {0.85f, 0.85f, 0.35f}, {0.60f, 0.70f, 0.95f}, {0.95f, 0.60f, 0.35f},
 };
+enum { MODEL_COLORS = (int)(sizeof model_colors / sizeof model_colors[0]) };
+// How far the 2D partner of a 3D body's colour is mixed toward white.
+#define PARTNER_LIGHTEN 0.4f
+
+// The colour of the 2D body paired with a 3D body of colour c: the same
+// hue, lighter. c' = c + f (1 - c) scales every channel's distance from
+// white by 1 - f, which keeps the hue.
+static void partner_color(const float c[3], float out[3]) {
+    for (int i = 0; i < 3; i++) {
+        out[i] = c[i] + PARTNER_LIGHTEN * (1.0f - c[i]);
+    }
+}
+
+// Loaded model k's colour: the palette, then a lighter and a darker copy
+// of it, so that the most bodies a scene holds all differ.
+static void model_color(int k, float out[3]) {
+    const float *c = model_colors[k % MODEL_COLORS];
+    const int round = k / MODEL_COLORS % 3;
+    for (int i = 0; i < 3; i++) {
+        out[i] = round == 0   ? c[i]
+                 : round == 1 ? c[i] + PARTNER_LIGHTEN * (1.0f - c[i])
+                              : 0.62f * c[i];
+    }
+}
 static const char *const gas_labels[3] = {"low gas", "medium gas", "high gas"};
 
 psb_scene_config psb_default_scene_config(void) {
@@ -227,9 +253,10 @@ static psb_status build_pressure(psb_scene *scene, psb_error *err) {
     for (int k = 0; k < 3 && status == PSB_OK; k++) {
         char label[32];
         snprintf(label, sizeof label, "%s (2D)", gas_labels[k]);
-        status =
-            add_body(scene, &ring, (k - 1) * ring_spacing + ring_shift, 0.0,
-                     c->gas_scale[k] * psb_default_gas_nrt(PSB_RING), label, gas_colors[k], err);
+        float color[3];
+        partner_color(gas_colors[k], color);
+        status = add_body(scene, &ring, (k - 1) * ring_spacing + ring_shift, 0.0,
+                          c->gas_scale[k] * psb_default_gas_nrt(PSB_RING), label, color, err);
     }
     for (int k = 0; k < 3 && status == PSB_OK; k++) {
         status = add_body(scene, &sphere, (k - 1) * c->spacing, 0.0,
@@ -270,8 +297,14 @@ static psb_status build_shape(psb_scene *scene, psb_error *err) {
             const placement at = {(k - 1) * c->spacing, 0.0, c->drop_height, &material};
             char label[32];
             snprintf(label, sizeof label, "%s%s", labels[k], m == 0 ? " (2D)" : "");
+            float color[3];
+            if (m == 0) {
+                partner_color(colors[k], color);
+            } else {
+                memcpy(color, colors[k], sizeof color);
+            }
             status = place_body(scene, meshes[m], at, gas ? medium_gas(scene, meshes[m]) : 0.0,
-                                label, colors[k], err);
+                                label, color, err);
         }
     }
     psb_mesh_free(&square);
@@ -360,8 +393,10 @@ static psb_status build_planets(psb_scene *scene, psb_error *err) {
         char label[32];
         snprintf(label, sizeof label, "ring %d (2D)", k + 1);
         const placement at = {drops[k][0], 0.0, drops[k][1], NULL};
+        float color[3];
+        partner_color(gas_colors[k], color); // ring k drops where ball k does
         status = place_body(scene, &ring, at, c->gas_scale[1] * psb_default_gas_nrt(PSB_RING),
-                            label, gas_colors[k], err);
+                            label, color, err);
     }
     for (int k = 0; k < 3 && status == PSB_OK; k++) {
         char label[32];
@@ -511,7 +546,6 @@ psb_status psb_scene_add_mesh(psb_scene *scene, const psb_mesh *mesh, const char
     // The 3D spot count starts after the spheres of a scene that has them.
     double x = 0.0, z = 0.0;
     model_spot(scene, models, &x, &z);
-    const int colors = (int)(sizeof model_colors / sizeof model_colors[0]);
     // The medium gas, scaled with the model's volume so that it starts at the
     // pressure of the medium sphere (ring): nRT / V the same.
     const psb_body_kind kind = mesh->kind;
@@ -536,8 +570,9 @@ psb_status psb_scene_add_mesh(psb_scene *scene, const psb_mesh *mesh, const char
         material.spring_k = scene->config.model_spring_k ? own.spring_k : material.spring_k;
     }
     const placement at = {x, z, scene->config.drop_height, &material};
-    const psb_status status =
-        place_body(scene, mesh, at, nrt, label, model_colors[scene->body_count % colors], err);
+    float color[3];
+    model_color(scene->body_count, color);
+    const psb_status status = place_body(scene, mesh, at, nrt, label, color, err);
     if (status != PSB_OK) {
         return status;
     }

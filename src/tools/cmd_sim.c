@@ -3,12 +3,14 @@
 // parameters (or builds a scene, --scene), runs it headless for a fixed time
 // or number of steps and prints the final state (a human report, or
 // key=value lines with --summary), optionally writing a CSV row per output
-// interval. The world of a shape or a file is built by psb_sim_world_create
-// (sim_world.h), which `psb bench --realtime` uses too.
+// interval, and with --export-obj every body's surface as OBJ files. The
+// world of a shape or a file is built by psb_sim_world_create (sim_world.h),
+// which `psb bench --realtime` uses too.
 #include "commands.h"
 #include "mesh_options.h"
 #include "options.h"
 #include "psb.h"
+#include "psb_export.h"
 #include "psb_mesh.h"
 #include "psb_obj.h"
 #include "psb_scene.h"
@@ -51,6 +53,8 @@ static void print_help(FILE *out) {
                  "(size and drop of its ring and spheres), --shape-k and --shape-damping (also\n"
                  "the shape scene's matched bodies), --wind and --wind-turbulence (also the\n"
                  "flag's), --sphere (added). --shape, --mesh, --nrt and --pin do not go with it.\n"
+                 "--export-obj DIR writes one OBJ file per body (a ring as a closed polyline)\n"
+                 "at step 0, every --every steps and the last step, for Blender or checks.\n"
                  "Options take their value as --name VALUE or --name=VALUE.\n"
                  "\n");
     psb_sim_options_print_help(out);
@@ -383,6 +387,22 @@ static void warn_if_unstable(const psb_world *world) {
     }
 }
 
+// --export-obj: every body's surface at this step, one OBJ file each. False
+// after printing one line on stderr.
+static bool export_frame(const psb_sim_options *sim, const psb_world *world, const psb_scene *scene,
+                         progress *bar) {
+    psb_error err = {0};
+    // A scene's bodies have labels for the files' headers; a shape's or a
+    // file's have only their index and kind.
+    const psb_scene_body *labels = sim->scene ? scene->bodies : NULL;
+    if (psb_export_obj_frame(world, labels, sim->export_obj, NULL, &err) != PSB_OK) {
+        progress_clear(bar);
+        fprintf(stderr, "psb sim: --export-obj: %s\n", err.message);
+        return false;
+    }
+    return true;
+}
+
 int psb_cmd_sim(int argc, char **argv) {
     if (psb_options_wants_help(argc, argv)) {
         print_help(stdout);
@@ -391,6 +411,12 @@ int psb_cmd_sim(int argc, char **argv) {
     psb_shape_options shape = psb_default_shape_options();
     psb_sim_options sim = psb_sim_default_options();
     if (!psb_sim_options_read(argc, argv, &shape, &sim)) {
+        return 2;
+    }
+    psb_error dir_err = {0};
+    // A missing folder is a mistake on the command line: say so before the run.
+    if (sim.export_obj && psb_export_obj_check_dir(sim.export_obj, &dir_err) != PSB_OK) {
+        fprintf(stderr, "psb sim: --export-obj: %s\n", dir_err.message);
         return 2;
     }
     FILE *csv = NULL;
@@ -433,7 +459,10 @@ int psb_cmd_sim(int argc, char **argv) {
     }
     int events = 0;
     psb_sim_solver_stats solver = {0};
-    for (long k = 1; k <= total; k++) {
+    // Step 0, every --every steps and the last, as the CSV's rows: the
+    // initial and the final state are always there.
+    bool exported = !sim.export_obj || export_frame(&sim, world, &scene, &bar);
+    for (long k = 1; exported && k <= total; k++) {
         const int blown = psb_world_step(world);
         psb_sim_solver_add(&solver, psb_world_solver_report(world));
         if (blown > 0) {
@@ -450,15 +479,20 @@ int psb_cmd_sim(int argc, char **argv) {
             psb_sim_state s = psb_sim_measure(world);
             psb_sim_write_csv_row(csv, psb_world_time(world), &s);
         }
+        if (sim.export_obj && (k % sim.export_every == 0 || k == total)) {
+            exported = export_frame(&sim, world, &scene, &bar);
+        }
         progress_update(&bar, k, total);
     }
     progress_clear(&bar);
     double wall = now_seconds() - start;
 
+    // A run cut short by a failed export reports nothing: its state is not
+    // the one asked for.
     psb_sim_state final_state = psb_sim_measure(world);
-    if (sim.summary) {
+    if (exported && sim.summary) {
         psb_sim_print_summary(world, &final_state, &solver);
-    } else {
+    } else if (exported) {
         psb_sim_print_report(world, what, substeps_auto, &final_state, &solver, wall);
     }
     if (events > 0) {
@@ -478,7 +512,7 @@ int psb_cmd_sim(int argc, char **argv) {
             return 1;
         }
     }
-    if (fflush(stdout) != 0) {
+    if (!exported || fflush(stdout) != 0) {
         return 1;
     }
     return 0;

@@ -423,6 +423,19 @@ static const psb_option run_table[] = {
      .help = "steps between CSV rows",
      .min = 1,
      .max = INT_MAX},
+    {.name = "export-obj",
+     .type = PSB_OPT_STRING,
+     .offset = SIM_FIELD(export_obj),
+     .meta = "DIR",
+     .help = "write each body's surface as DIR/body<b>_step<s>.obj (s: 6 digits) at step 0, "
+             "every --every steps and the last step; DIR must exist"},
+    {.name = "every",
+     .type = PSB_OPT_INT,
+     .offset = SIM_FIELD(export_every),
+     .meta = "N",
+     .help = "with --export-obj: steps between exported frames",
+     .min = 1,
+     .max = INT_MAX},
     {.name = "summary",
      .type = PSB_OPT_FLAG,
      .offset = SIM_FIELD(summary),
@@ -483,6 +496,8 @@ psb_sim_options psb_sim_default_options(void) {
     sim.height = 1.0;
     sim.csv = NULL;
     sim.csv_every = 1;
+    sim.export_obj = NULL;
+    sim.export_every = 1;
     sim.scene = NULL;
     sim.scene_config = psb_default_scene_config();
     return sim;
@@ -645,6 +660,11 @@ bool psb_sim_options_read(int argc, char **argv, psb_shape_options *shape, psb_s
                     exclusive[i][1]);
             return false;
         }
+    }
+    if (psb_options_seen(groups, GROUP_COUNT, "every") && !sim->export_obj) {
+        fprintf(stderr, "psb sim: --every needs --export-obj DIR (it spaces the exported "
+                        "frames)\n");
+        return false;
     }
     if (sim->mesh) {
         // --radius stays: it is what --fit defaults to.

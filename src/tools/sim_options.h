@@ -58,13 +58,15 @@ typedef struct psb_sim_options {
     psb_scene_config scene_config; ///< with --scene: its configuration, with the options given
     psb_sim_spheres spheres;
     psb_sim_pins pins;
-    const char *csv; ///< file for the CSV, or NULL
-    int csv_every;   ///< steps between CSV rows
-    bool summary;    ///< key=value output
+    const char *csv;        ///< file for the CSV, or NULL
+    int csv_every;          ///< steps between CSV rows
+    const char *export_obj; ///< folder for one OBJ file per body per exported step, or NULL
+    int export_every;       ///< --every: steps between exports (step 0, every N-th, the last)
+    bool summary;           ///< key=value output
 } psb_sim_options;
 
 /// The defaults: the core's parameters, 5 s, automatic sub-steps, the body
-/// 1 m above the floor, no scene, no colliders or pins, no CSV.
+/// 1 m above the floor, no scene, no colliders or pins, no CSV, no export.
 psb_sim_options psb_sim_default_options(void);
 /// The name of integrator `index` (psb_integrator_name), for an option's
 /// choices (psb_option.choice).

@@ -12,6 +12,7 @@ psb_viewer_config psb_default_viewer_config(void) {
     c.width = 1280;
     c.height = 720;
     c.scene = "default";
+    c.export_dir = ".";
     c.vsync = true;
     c.msaa = -1;
     c.grab_k = 100.0;
@@ -29,9 +30,33 @@ void app_message(app *a, bool error, const char *fmt, ...) {
     va_end(args);
     a->message_error = error;
     a->message_time = glfwGetTime();
+    a->message_frame = a->frame;
     if (error) {
         fprintf(stderr, "psb view: %s\n", a->message);
     }
+}
+
+// How long the HUD shows a message, s of wall time (on the virtual clock:
+// as many frames of dt, so that a scripted run shows the same every time).
+#define MESSAGE_S       6.0
+#define ERROR_MESSAGE_S 20.0
+
+bool app_message_live(const app *a) {
+    if (!a->message[0]) {
+        return false;
+    }
+    const double age = a->virtual_clock ? (double)(a->frame - a->message_frame) *
+                                              psb_world_params(a->scene.world)->dt
+                                        : glfwGetTime() - a->message_time;
+    return age < (a->message_error ? ERROR_MESSAGE_S : MESSAGE_S);
+}
+
+// A blow-up report is shown for this long of simulated time after the last
+// blow-up, s, unless its cause goes first (R, a scene change, a stable step).
+#define BLOWUP_S 5.0
+
+bool app_blowup_live(const app *a) {
+    return a->blowup[0] && psb_world_time(a->scene.world) - a->blowup_time < BLOWUP_S;
 }
 
 void app_apply_controls(app *a) {
@@ -60,6 +85,13 @@ void app_apply_controls(app *a) {
         psb_scene_refresh_substeps(s, &err) != PSB_OK) {
         app_message(a, true, "%s", err.message);
     }
+    // A blow-up's cause is gone once the step is within its stable limit
+    // (the implicit steps are stable at any h).
+    const psb_params *now = psb_world_params(s->world);
+    if (psb_integrator_is_implicit(now->integrator) ||
+        now->dt / now->substeps <= s->stable_substep) {
+        a->blowup[0] = '\0';
+    }
 }
 
 void app_reset_bodies(app *a) {
@@ -73,6 +105,7 @@ void app_reset_bodies(app *a) {
     }
     plots_clear(&a->plots);
     a->accumulator = 0.0;
+    a->blowup[0] = '\0';
 }
 
 // Makes the new scene current: GPU buffers sized for it, the keys' changes
@@ -93,6 +126,7 @@ static bool install_scene(app *a, psb_scene *next) {
         a->built_spring_k[b] = psb_body_get_params(a->scene.world, b)->spring_k;
     }
     a->shape = SHAPE_AS_BUILT;
+    a->blowup[0] = '\0';
     // B switches the scene's own wind off and on; in a still scene, the
     // configured one (--wind, or the flag scene's).
     const psb_params *built = psb_world_params(a->scene.world);
@@ -378,7 +412,10 @@ static void step_world(app *a, int substeps) {
         psb_world_set_params(world, &full, NULL);
     }
     if (blown > 0) {
-        app_message(a, true, "%s", psb_world_last_event(world));
+        // Shown in the HUD while app_blowup_live says so.
+        snprintf(a->blowup, sizeof a->blowup, "%s", psb_world_last_event(world));
+        a->blowup_time = psb_world_time(world);
+        fprintf(stderr, "psb view: %s\n", a->blowup);
     }
     a->steps_window++;
     plots_sample(a);
@@ -403,10 +440,15 @@ static void advance(app *a, double frame_s) {
     }
     const double t0 = glfwGetTime();
     const double step_ms = a->substep_ms * p->substeps;
-    a->slow_motion = !a->virtual_clock && step_ms > PHYSICS_BUDGET_MS;
-    if (!a->paused && a->slow_motion) {
+    // Partial steps from a whole step's cost above the budget until it
+    // falls below 0.8 of it, so that a cost near the budget does not switch
+    // between the two ways every frame.
+    a->partial_steps = !a->virtual_clock && (a->partial_steps ? step_ms > 0.8 * PHYSICS_BUDGET_MS
+                                                              : step_ms > PHYSICS_BUDGET_MS);
+    if (!a->paused && a->partial_steps) {
         const int fit = (int)(PHYSICS_BUDGET_MS / fmax(a->substep_ms, 1e-9));
-        step_world(a, fit < 1 ? 1 : fit);
+        a->partial_substeps = fit < 1 ? 1 : fit < p->substeps ? fit : p->substeps;
+        step_world(a, a->partial_substeps);
         a->accumulator = 0.0;
     } else if (!a->paused) {
         a->accumulator += elapsed;
@@ -424,16 +466,39 @@ static void advance(app *a, double frame_s) {
     for (; a->step_requests > 0; a->step_requests--) {
         step_world(a, 0);
     }
-    const double t1 = glfwGetTime();
-    a->sim_ms = 1000.0 * (t1 - t0);
+    a->physics_window_ms += 1000.0 * (glfwGetTime() - t0);
     a->sim_window += psb_world_time(a->scene.world) - t_sim;
-    if (t1 - a->window_start >= 0.5) {
-        a->steps_per_s = a->steps_window / (t1 - a->window_start);
-        a->sim_speed = a->sim_window / (t1 - a->window_start);
-        a->steps_window = 0;
-        a->sim_window = 0.0;
-        a->window_start = t1;
+}
+
+// The HUD's figures are measured over windows of at least this much wall time, s.
+#define MEASURE_WINDOW_S 0.5
+
+// Called as a frame starts (now, wall clock s): counts the frame that
+// ended and, once the window is long enough, turns its counts into the
+// HUD's figures, all means over the same frames. The frame time is
+// measured as --stats measures it: start to start.
+static void measure(app *a, double now) {
+    a->frames_window++;
+    const double span = now - a->window_start;
+    if (span < MEASURE_WINDOW_S) {
+        return;
     }
+    const double frames = (double)a->frames_window;
+    a->fps = frames / span;
+    a->frame_ms = 1000.0 * span / frames;
+    a->sim_ms = a->physics_window_ms / frames;
+    a->steps_per_s = (double)a->steps_window / span;
+    a->sim_speed = a->sim_window / span;
+    // Slow motion below 0.9 of real time, and again at 0.95 and up, so
+    // that the HUD's line does not flicker; a pause is not slow motion.
+    const double below = a->slow_motion ? 0.95 : 0.9;
+    a->slow_motion = !a->virtual_clock && !a->paused && a->sim_speed < below;
+    a->measured = true;
+    a->frames_window = 0;
+    a->physics_window_ms = 0.0;
+    a->steps_window = 0;
+    a->sim_window = 0.0;
+    a->window_start = now;
 }
 
 // Loads what was dropped since the last frame (outside the callback).
@@ -459,8 +524,7 @@ static void run_loop(app *a) {
         a->last_time = now;
         if (a->frame > 0) {
             output_record_frame(a, 1000.0 * frame_s);
-            a->frame_ms = a->frame == 1 ? 1000.0 * frame_s : 0.9 * a->frame_ms + 100.0 * frame_s;
-            a->fps = a->frame_ms > 0.0 ? 1000.0 / a->frame_ms : 0.0;
+            measure(a, now);
         }
         glfwPollEvents();
         if (a->events) {

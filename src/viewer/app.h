@@ -151,28 +151,39 @@ typedef struct app {
     int fb_w, fb_h, win_w, win_h;
     float ui_scale; ///< text and line scale
     rect view2d, view3d, plot_rect;
+    rect legend_rect;            ///< the plots' legend, at the right of plot_rect
+    int legend_count;            ///< bodies the legend lists
+    int legend_body[MAX_BODIES]; ///< which, in the legend's order
     camera cam;
     double view2d_center[2]; ///< world point at the 2D view's centre, m
     double view2d_scale;     ///< pixels per metre in the 2D view
     float view2d_zoom;       ///< wheel zoom of the 2D view
 
-    // Time.
+    // Time. The figures the HUD shows are means over the last window of at
+    // least half a second of wall time, all over the same frames: the
+    // frame time as --stats takes it (wall time from one frame's start to
+    // the next's), the physics' share of it, the simulated time per second.
     bool paused;
     int step_requests;
-    double accumulator;   ///< simulated time owed, s
-    double last_time;     ///< wall clock at the last frame, s
-    bool virtual_clock;   ///< one dt per frame (scripted and --frames runs)
-    long frame;           ///< frames drawn
-    double fps, frame_ms; ///< smoothed
-    double sim_ms;        ///< wall time of this frame's steps
-    double steps_per_s;   ///< world steps per wall-clock second
-    double sim_speed;     ///< simulated seconds per wall-clock second
-    double sim_window;    ///< simulated time counted toward sim_speed, s
-    double substep_ms;    ///< wall time of one sub-step of every body, ms (smoothed)
-    bool slow_motion;     ///< a whole step costs more than the budget: partial steps
-    long steps_window;    ///< steps counted toward steps_per_s
-    double window_start;  ///< when that count began
-    float *frame_times;   ///< ms per frame, for --stats (made once)
+    double accumulator;       ///< simulated time owed, s
+    double last_time;         ///< wall clock at the last frame, s
+    bool virtual_clock;       ///< one dt per frame (scripted and --frames runs)
+    long frame;               ///< frames drawn
+    double fps, frame_ms;     ///< frames per second, mean ms per frame (the window)
+    double sim_ms;            ///< mean wall time of the steps per frame, ms (the window)
+    double steps_per_s;       ///< world steps per wall-clock second (the window)
+    double sim_speed;         ///< simulated seconds per wall-clock second (the window)
+    bool measured;            ///< a whole window has been measured: the figures above hold
+    double window_start;      ///< when the window began (wall clock, s)
+    long frames_window;       ///< frames ended in the window
+    double physics_window_ms; ///< wall time of the steps in the window, ms
+    long steps_window;        ///< steps in the window
+    double sim_window;        ///< simulated time in the window, s
+    double substep_ms;        ///< wall time of one sub-step of every body, ms (smoothed)
+    bool partial_steps;       ///< a step costs more than the budget: one partial step a frame
+    int partial_substeps;     ///< the sub-steps of that partial step
+    bool slow_motion;         ///< the last window ran below real time (shown in the HUD)
+    float *frame_times;       ///< ms per frame, for --stats (made once)
     long frame_time_cap;
     long nonfinite_frames; ///< frames where a body had a non-finite point (not drawn)
 
@@ -192,9 +203,14 @@ typedef struct app {
     char pending[MAX_PENDING_DROPS][PATH_SIZE];
     int pending_count;
     int load_errors;
-    char message[MESSAGE_SIZE]; ///< shown in the HUD
+    char message[MESSAGE_SIZE]; ///< shown in the HUD until it expires
     bool message_error;
-    double message_time;
+    double message_time;             ///< when it was set (wall clock, s)
+    long message_frame;              ///< the frame it was set on
+    bool message_shown;              ///< drawn this frame (not yet expired)
+    char blowup[MESSAGE_SIZE];       ///< the last blow-up report ("": cleared)
+    double blowup_time;              ///< simulated time of that blow-up, s
+    int text_cut;                    ///< HUD texts cut short this frame for lack of room
     char screenshot_path[PATH_SIZE]; ///< requested for the end of this frame
     bool screenshot_now;
     unsigned char *pixels; ///< screenshot read-back (made on first use)
@@ -267,8 +283,14 @@ void app_switch_scene(app *a, int entry);
 /// Writes the keys' changes (gas, stiffness, gravity, integrator, shape
 /// matching, wind) into the world.
 void app_apply_controls(app *a);
-/// Puts every body back as it was built and clears the plots.
+/// Puts every body back as it was built and clears the plots and the
+/// blow-up report.
 void app_reset_bodies(app *a);
+/// Is the message still shown (not expired)?
+bool app_message_live(const app *a);
+/// Is the blow-up report still shown: set, its cause not gone (R, a scene
+/// change, a step within its stable limit), the blow-up recent?
+bool app_blowup_live(const app *a);
 /// Computes the layout from the framebuffer size.
 void app_layout(app *a);
 

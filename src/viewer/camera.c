@@ -3,8 +3,9 @@
 
 #include <math.h>
 
-#define PITCH_MIN    (-0.15f)
+#define PITCH_MIN    0.0f // the eye no lower than the target it looks at
 #define PITCH_MAX    1.55f
+#define DEGREE       0.017453293f // rad
 #define DISTANCE_MIN 0.8f
 #define DISTANCE_MAX 60.0f
 #define NEAR_PLANE   0.05f
@@ -13,7 +14,7 @@
 camera camera_default(void) {
     return (camera){
         .yaw = 0.0f,
-        .pitch = 0.27f,
+        .pitch = 0.50f, // 29 degrees: a 60 px orbit drag up leaves 5 degrees
         .distance = 5.9f,
         .target = {0.0f, 0.8f, 0.0f},
         .fov = 0.70f,
@@ -36,9 +37,9 @@ void camera_view_proj(const camera *c, float aspect, mat4 out) {
     glm_mat4_mul(proj, view, out);
 }
 
-void camera_orbit(camera *c, float dx, float dy, float height) {
-    // A drag across the whole viewport height turns by about 200 degrees.
-    const float per_px = 3.5f / (height > 1.0f ? height : 1.0f);
+void camera_orbit(camera *c, float dx, float dy) {
+    // Blender's rate (its default orbit sensitivity), whatever the window's size.
+    const float per_px = CAMERA_ORBIT_DEG_PER_PX * DEGREE;
     c->yaw -= dx * per_px;
     c->pitch += dy * per_px;
     c->pitch = fminf(fmaxf(c->pitch, PITCH_MIN), PITCH_MAX);
@@ -59,7 +60,7 @@ void camera_pan(camera *c, float dx, float dy, float height) {
 }
 
 void camera_zoom(camera *c, float steps) {
-    c->distance *= powf(0.88f, steps);
+    c->distance /= powf(CAMERA_ZOOM_STEP, steps);
     c->distance = fminf(fmaxf(c->distance, DISTANCE_MIN), DISTANCE_MAX);
 }
 

@@ -16,7 +16,7 @@ typedef struct camera {
     float fov;       ///< vertical field of view
 } camera;
 
-/// Looking at the middle of the default scene from the front, a little above.
+/// Looking at the middle of the default scene from the front, 29 degrees above.
 camera camera_default(void);
 
 /// The eye position, m.
@@ -25,8 +25,15 @@ void camera_eye(const camera *c, float eye[3]);
 /// Projection times view for a viewport of the given aspect (width / height).
 void camera_view_proj(const camera *c, float aspect, mat4 out);
 
-/// Orbits by a cursor motion of dx, dy pixels in a viewport height px tall.
-void camera_orbit(camera *c, float dx, float dy, float height);
+/// Degrees the camera turns per pixel of an orbit drag, as Blender's
+/// default orbit sensitivity: a 60 px drag turns it by 24 degrees.
+#define CAMERA_ORBIT_DEG_PER_PX 0.4f
+/// What one wheel step zooms by (distance / this), as Blender's wheel.
+#define CAMERA_ZOOM_STEP 1.2f
+
+/// Orbits by a cursor motion of dx, dy pixels (screen coordinates): right
+/// turns the scene right, down lifts the eye.
+void camera_orbit(camera *c, float dx, float dy);
 
 /// Moves the target in the view plane by a cursor motion of dx, dy pixels.
 void camera_pan(camera *c, float dx, float dy, float height);

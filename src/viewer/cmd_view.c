@@ -3,6 +3,7 @@
 
 #include "mesh_options.h"
 #include "options.h"
+#include "psb_export.h"
 #include "psb_viewer.h"
 
 #include <math.h>
@@ -113,6 +114,12 @@ static const psb_option view_table[] = {
      .offset = VIEW_FIELD(config.screenshot),
      .meta = "FILE",
      .help = "with --frames: write the last frame to FILE as PNG"},
+    {.name = "export-dir",
+     .type = PSB_OPT_STRING,
+     .offset = VIEW_FIELD(config.export_dir),
+     .meta = "DIR",
+     .help = "the folder (it must exist) where the E key writes every body as "
+             "body<b>_step<s>.obj"},
     {.name = "input-script",
      .type = PSB_OPT_STRING,
      .offset = VIEW_FIELD(config.input_script),
@@ -137,7 +144,8 @@ static const psb_option view_table[] = {
     {.name = "scene",
      .type = PSB_OPT_CHOICE,
      .offset = VIEW_FIELD(scene),
-     .help = "the scene to start with (listed below; keys 1-9 and Tab switch in the window)",
+     .help = "the scene to start with (listed below with the digit key that picks it in the "
+             "window; Tab steps through them)",
      .choice = psb_scene_name},
     {.name = "subdiv",
      .type = PSB_OPT_INT,
@@ -366,7 +374,9 @@ static void print_help(FILE *out) {
                  "Needs a display: without one, run it under 'xvfb-run -a psb view ...'.\n"
                  "\n");
     psb_options_print_help(out, groups, GROUP_COUNT);
-    fprintf(out, "\nScenes (--scene NAME; keys 1-9 in the window, in this order):\n");
+    // The digit keys reach the first nine.
+    const int keyed = psb_scene_count() < 9 ? psb_scene_count() : 9;
+    fprintf(out, "\nScenes (--scene NAME; keys 1-%d in the window, in this order):\n", keyed);
     for (int i = 0; i < psb_scene_count(); i++) {
         fprintf(out, "  %d %-10s %s\n", i + 1, psb_scene_name(i), psb_scene_summary(i));
     }
@@ -397,6 +407,11 @@ int psb_cmd_view(int argc, char **argv) {
     if (c->screenshot && c->frames == 0) {
         fprintf(stderr, "psb view: --screenshot needs --frames N (press P in the window for a "
                         "screenshot)\n");
+        return 2;
+    }
+    psb_error dir_err = {0};
+    if (psb_export_obj_check_dir(c->export_dir, &dir_err) != PSB_OK) {
+        fprintf(stderr, "psb view: --export-dir: %s\n", dir_err.message);
         return 2;
     }
     c->width = view.size[0];

@@ -1,6 +1,7 @@
 // Mouse and keyboard: orbit, pan, zoom; grab, drag, poke and pin bodies in
 // both views (ray-triangle picking in 3D, the nearest ring point in 2D); keys.
 #include "app.h"
+#include "psb_export.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -395,6 +396,7 @@ void input_button(app *a, int button, int action, int mods) {
 
 void input_cursor(app *a, double x, double y) {
     double fx0, fy0, fx1, fy1;
+    const double x0 = a->cursor_x, y0 = a->cursor_y;
     to_fb(a, a->cursor_x, a->cursor_y, &fx0, &fy0);
     to_fb(a, x, y, &fx1, &fy1);
     a->cursor_x = x;
@@ -402,7 +404,8 @@ void input_cursor(app *a, double x, double y) {
     const float dx = (float)(fx1 - fx0), dy = (float)(fy1 - fy0);
     switch (a->drag) {
     case DRAG_ORBIT:
-        camera_orbit(&a->cam, dx, dy, a->view3d.h);
+        // So many degrees per pixel of the screen, as Blender orbits.
+        camera_orbit(&a->cam, (float)(x - x0), (float)(y - y0));
         break;
     case DRAG_PAN:
         camera_pan(&a->cam, dx, dy, a->view3d.h);
@@ -420,7 +423,8 @@ void input_scroll(app *a, double dx, double dy) {
     double fx, fy;
     to_fb(a, a->cursor_x, a->cursor_y, &fx, &fy);
     if (inside(a->view2d, fx, fy)) {
-        a->view2d_zoom = fminf(fmaxf(a->view2d_zoom * powf(1.12f, (float)dy), 0.25f), 6.0f);
+        a->view2d_zoom =
+            fminf(fmaxf(a->view2d_zoom * powf(CAMERA_ZOOM_STEP, (float)dy), 0.25f), 6.0f);
     } else {
         camera_zoom(&a->cam, (float)dy);
     }
@@ -443,6 +447,22 @@ static void request_screenshot(app *a) {
         }
     }
     app_message(a, true, "screenshot: psb-screenshot-001..999.png are all taken");
+}
+
+// E: every body as it is now, one OBJ file each, into --export-dir; as
+// `psb sim --export-obj` writes them.
+static void export_frame(app *a) {
+    const char *dir = a->config.export_dir;
+    int written = 0;
+    psb_error err = {0};
+    if (psb_export_obj_frame(a->scene.world, a->scene.bodies, dir, &written, &err) != PSB_OK) {
+        app_message(a, true, "export: %s", err.message);
+        return;
+    }
+    char first[PATH_SIZE];
+    psb_export_obj_path(first, sizeof first, dir, 0, psb_world_step_count(a->scene.world));
+    app_message(a, false, "export: wrote %d file%s: %s%s", written, written == 1 ? "" : "s", first,
+                written > 1 ? " ..." : "");
 }
 
 static void toggle_overlay(app *a, overlay which, const char *name) {
@@ -673,6 +693,9 @@ void input_key(app *a, int key, int action, int mods) {
     case GLFW_KEY_P:
     case GLFW_KEY_F12:
         request_screenshot(a);
+        break;
+    case GLFW_KEY_E:
+        export_frame(a);
         break;
     case GLFW_KEY_H:
     case GLFW_KEY_F1:

@@ -155,11 +155,30 @@ void output_report(const app *a, FILE *out) {
         char key[32];
         snprintf(key, sizeof key, "body%d_centroid", b);
         print_vec(out, key, s->centroid);
+        // Its colour in both views and in the plots, and its plot line's style.
+        const float *c = a->scene.bodies[b].color;
+        fprintf(out, "body%d_color=%.3f,%.3f,%.3f\nbody%d_line=%s\n", b, c[0], c[1], c[2], b,
+                psb_body_get_kind(w, b) == PSB_RING ? "dashed" : "solid");
     }
+    // The plots' legend: the bodies it lists, in order, and where it is.
+    fprintf(out, "legend=");
+    for (int k = 0; k < a->legend_count; k++) {
+        fprintf(out, "%s%d", k ? "," : "", a->legend_body[k]);
+    }
+    fprintf(out, "\nlegend_rect=%.0f,%.0f,%.0f,%.0f\n", a->legend_rect.x, a->legend_rect.y,
+            a->legend_rect.w, a->legend_rect.h);
     fprintf(out, "pinned=%d\n", pinned);
     fprintf(out, "blowups=%d\nnonfinite_frames=%ld\nload_errors=%d\n", blowups, a->nonfinite_frames,
             a->load_errors);
-    fprintf(out, "message=%s\n", a->message);
+    fprintf(out, "message=%s\nmessage_shown=%d\n", a->message, a->message_shown);
+    // The HUD's blow-up line (empty once its cause is gone), texts it cut
+    // short, and its figures: means over the last measured window.
+    fprintf(out, "blowup_shown=%s\ntext_cut=%d\n", app_blowup_live(a) ? a->blowup : "",
+            a->text_cut);
+    fprintf(out, "hud_measured=%d\nhud_fps=%.3f\nhud_frame_ms=%.3f\nhud_physics_ms=%.3f\n",
+            a->measured, a->fps, a->frame_ms, a->sim_ms);
+    fprintf(out, "hud_sim_speed=%.3f\nhud_slow_motion=%d\npartial_steps=%d\n", a->sim_speed,
+            a->slow_motion, a->partial_steps);
     fprintf(out, "last_event=%s\n", psb_world_last_event(w));
     fprintf(out, "dropped_vertices=%d\n",
             a->lines3d.dropped + a->tris3d.dropped + a->pins3d.dropped + a->tris2d.dropped +

@@ -1,12 +1,19 @@
 // Live plots under the views: V/V0 and pressure over the last 10 s of
 // simulated time, the ring and the 3D bodies on shared axes (pressure on a
-// log axis, since a ring's N/m and a shell's Pa differ by orders of magnitude).
+// log axis, since a ring's N/m and a shell's Pa differ by orders of
+// magnitude). Each body's line is drawn in its own colour, dashed for a 2D
+// body and solid for a 3D one; a legend at the right lists every body.
 #include "app.h"
 
 #include <math.h>
 #include <string.h>
 
 #define WINDOW_S 10.0f
+// A 2D body's dashes: DASH_ON of every DASH_PERIOD pixels drawn (at scale 1).
+#define DASH_PERIOD 9.0f
+#define DASH_ON     5.5f
+// After a legend entry whose body has no gas, hence no pressure line.
+#define NO_PRESSURE "  V/V0 only"
 
 void plots_clear(plot_history *p) {
     p->head = 0;
@@ -70,11 +77,17 @@ static bool plotted(const app *a, int b, bool pressure) {
     return a->scene.bodies[b].rest_volume > 0.0 && (!pressure || a->scene.bodies[b].gas_nrt > 0.0);
 }
 
+static bool dashed(const app *a, int b) {
+    return psb_body_get_kind(a->scene.world, b) == PSB_RING;
+}
+
 // Curves of one quantity for every body between lo and hi (log10 for pressure).
 static void curves(app *a, const plot_area *pa, bool log_axis, float lo, float hi) {
     const plot_history *p = &a->plots;
     // Doubled lines (2 px) only where pixels are small; each line costs on a CPU renderer.
     const float thick = a->ui_scale >= 2.0f ? 1.0f : 0.0f;
+    // Dashes tied to simulated time, so that they move with the curve.
+    const float period_s = DASH_PERIOD * a->ui_scale * WINDOW_S / fmaxf(pa->w, 1.0f);
     for (int b = 0; b < a->scene.body_count; b++) {
         if (!plotted(a, b, log_axis)) {
             continue;
@@ -82,6 +95,8 @@ static void curves(app *a, const plot_area *pa, bool log_axis, float lo, float h
         const float *c = a->scene.bodies[b].color;
         const rgba color = rgba_f(c[0], c[1], c[2], 1.0f);
         const float *data = log_axis ? p->pressure[b] : p->ratio[b];
+        const bool dash = dashed(a, b);
+        float t0 = 0.0f;
         float px0 = 0.0f, py0 = 0.0f;
         bool have = false;
         for (int k = 0; k < p->count; k++) {
@@ -98,7 +113,9 @@ static void curves(app *a, const plot_area *pa, bool log_axis, float lo, float h
             const float f = (v - lo) / (hi - lo);
             const float px = px_of_time(pa, p->time[i]);
             const float py = pa->y + pa->h * (1.0f - fminf(fmaxf(f, 0.0f), 1.0f));
-            if (have) {
+            const float t_mid = 0.5f * (t0 + p->time[i]);
+            const bool on = !dash || fmodf(t_mid, period_s) < DASH_ON / DASH_PERIOD * period_s;
+            if (have && on) {
                 batch_line(&a->ui_lines, px0, py0, 0, px, py, 0, color, color);
                 if (thick > 0.0f) {
                     batch_line(&a->ui_lines, px0, py0 + thick, 0, px, py + thick, 0, color, color);
@@ -106,6 +123,7 @@ static void curves(app *a, const plot_area *pa, bool log_axis, float lo, float h
             }
             px0 = px;
             py0 = py;
+            t0 = p->time[i];
             have = true;
         }
     }
@@ -214,13 +232,117 @@ static void pressure_plot(app *a, const plot_area *pa, bool first) {
     curves(a, pa, true, lo, hi);
 }
 
+// text into out (size bytes), shortened in the middle ("stanf...y.obj")
+// until it is at most max_w wide at scale s. Returns whether it was.
+static bool elide_middle(const app *a, const char *text, float s, float max_w, char *out,
+                         size_t size) {
+    const size_t len = strlen(text);
+    for (size_t keep = len;; keep--) {
+        // The first (keep + 1) / 2 characters and the last keep / 2.
+        const size_t head = (keep + 1) / 2, tail = keep / 2;
+        const bool cut = keep < len;
+        if (head + tail + (cut ? 3 : 0) < size) {
+            memcpy(out, text, head);
+            size_t n = head;
+            if (cut) {
+                memcpy(out + n, "...", 3);
+                n += 3;
+            }
+            memcpy(out + n, text + len - tail, tail);
+            out[n + tail] = '\0';
+            if (keep == 0 || ui_text_width(a, out, s) <= max_w) {
+                return cut;
+            }
+        }
+    }
+}
+
+// A line sample of body b's style from x0 to x1 at height y: two pixels thick.
+static void swatch(app *a, int b, float x0, float x1, float y, rgba color) {
+    const float s = a->ui_scale;
+    const float period = dashed(a, b) ? DASH_PERIOD * s : x1 - x0;
+    const float on = dashed(a, b) ? DASH_ON * s : x1 - x0;
+    for (float x = x0; x < x1; x += period) {
+        const float e = fminf(x + on, x1);
+        batch_rect(&a->ui_back, x, y - 0.5f * s, e, y + fmaxf(1.5f * s, 2.0f) - 0.5f * s, color,
+                   color);
+    }
+}
+
+// The legend: every body with a line in the plots, each as a sample of its
+// line (2D dashed, 3D solid) and its label in its colour, in as many
+// columns as the strip's height needs, inside r. Labels too long for a
+// column are shortened in the middle.
+static void legend_build(app *a, rect r, int columns, int rows) {
+    const float s = a->ui_scale, lh = 12.0f * s, pad = 6.0f * s, sample = 16.0f * s;
+    const rgba title = {235, 237, 240, 255}, dim = {150, 156, 166, 255};
+    bool has_2d = false, has_3d = false;
+    for (int k = 0; k < a->legend_count; k++) {
+        has_2d = has_2d || dashed(a, a->legend_body[k]);
+        has_3d = has_3d || !dashed(a, a->legend_body[k]);
+    }
+    const char *head = has_2d && has_3d ? "2D dashed, 3D solid" : "bodies";
+    if (ui_text_width(a, head, s) > r.w - pad) {
+        head = "bodies";
+    }
+    ui_text(a, r.x + pad, r.y + 0.4f * lh, s, title, head);
+    const float col_w = (r.w - pad) / (float)columns;
+    for (int k = 0; k < a->legend_count; k++) {
+        const int b = a->legend_body[k];
+        const float x = r.x + pad + (float)(k / rows) * col_w;
+        const float y = r.y + 0.4f * lh + (float)(1 + k % rows) * lh;
+        const float *c = a->scene.bodies[b].color;
+        const rgba color = rgba_f(c[0], c[1], c[2], 1.0f);
+        swatch(a, b, x, x + sample, y + 4.0f * s, color);
+        const float tx = x + sample + 4.0f * s;
+        char label[sizeof a->scene.bodies[b].label];
+        elide_middle(a, a->scene.bodies[b].label, s, col_w - (tx - x) - pad, label, sizeof label);
+        const float used = ui_text(a, tx, y, s, color, label);
+        if (!plotted(a, b, true) && tx + used + ui_text_width(a, NO_PRESSURE, s) <= x + col_w) {
+            ui_text(a, tx + used, y, s, dim, NO_PRESSURE);
+        }
+    }
+}
+
+// Lists the bodies with a line in the plots and sizes the legend for them
+// at the right of the strip r: returns its width (0: nothing to list).
+static float legend_layout(app *a, rect r, int *columns, int *rows) {
+    const float s = a->ui_scale, lh = 12.0f * s, pad = 6.0f * s, sample = 16.0f * s;
+    a->legend_count = 0;
+    float widest = ui_text_width(a, "2D dashed, 3D solid", s);
+    for (int b = 0; b < a->scene.body_count; b++) {
+        if (plotted(a, b, false)) {
+            a->legend_body[a->legend_count++] = b;
+            const float note = plotted(a, b, true) ? 0.0f : ui_text_width(a, NO_PRESSURE, s);
+            widest = fmaxf(widest, sample + 4.0f * s +
+                                       ui_text_width(a, a->scene.bodies[b].label, s) + note);
+        }
+    }
+    if (a->legend_count == 0) {
+        return 0.0f;
+    }
+    // Rows below the heading line, above the strip's bottom edge.
+    const int fit = (int)floorf((r.h - 1.4f * lh - 0.3f * lh) / lh);
+    *rows = fit < 1 ? 1 : fit;
+    *columns = (a->legend_count + *rows - 1) / *rows;
+    *rows = (a->legend_count + *columns - 1) / *columns;
+    const float natural = (float)*columns * (widest + pad) + pad;
+    return fminf(natural, 0.36f * r.w);
+}
+
 void plots_build(app *a) {
     const plot_history *p = &a->plots;
-    const rect r = a->plot_rect;
     const float s = a->ui_scale, lh = 12.0f * s;
+    rect r = a->plot_rect;
+    a->legend_count = 0;
+    a->legend_rect = (rect){r.x + r.w, r.y, 0.0f, r.h};
     if (r.h < 4.0f * lh || r.w < 200.0f) {
         return;
     }
+    int columns = 1, rows = 1;
+    const float legend_w = legend_layout(a, r, &columns, &rows);
+    a->legend_rect = (rect){r.x + r.w - legend_w, r.y, legend_w, r.h};
+    r.w -= legend_w;
     const float t_end = p->count > 0 ? fmaxf(p->time[slot(p, p->count - 1)], WINDOW_S) : WINDOW_S;
     const float left_margin = 7.0f * 6.0f * s, top = 1.6f * lh, bottom = 1.6f * lh;
     const float half = 0.5f * r.w, gap = 4.0f * 6.0f * s;
@@ -238,20 +360,7 @@ void plots_build(app *a) {
     const rgba title = {235, 237, 240, 255};
     ui_text(a, areas[0].x, r.y + 0.4f * lh, s, title, "V/V0");
     ui_text(a, areas[1].x, r.y + 0.4f * lh, s, title, "pressure, log scale (3D: Pa, ring: N/m)");
-    // Legend: each body's label in its colour, right of the first title.
-    float x = areas[0].x + ui_text_width(a, "V/V0", s) + 16.0f * s;
-    for (int b = 0; b < a->scene.body_count; b++) {
-        if (!plotted(a, b, false)) {
-            continue;
-        }
-        const float *c = a->scene.bodies[b].color;
-        const rgba color = rgba_f(c[0], c[1], c[2], 1.0f);
-        batch_rect(&a->ui_back, x, r.y + 0.4f * lh + 2.0f * s, x + 10.0f * s,
-                   r.y + 0.4f * lh + 6.0f * s, color, color);
-        x += 14.0f * s;
-        x += ui_text(a, x, r.y + 0.4f * lh, s, color, a->scene.bodies[b].label) + 12.0f * s;
-        if (x > areas[0].x + areas[0].w) {
-            break;
-        }
+    if (a->legend_count > 0) {
+        legend_build(a, a->legend_rect, columns, rows);
     }
 }

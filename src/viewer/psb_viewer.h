@@ -21,6 +21,7 @@ typedef struct psb_viewer_config {
     int width, height;      ///< window size in screen coordinates (>= 64)
     int frames;             ///< render this many frames, then exit; 0 = until closed
     const char *screenshot; ///< with frames: write the last frame here as PNG; may be NULL
+    const char *export_dir; ///< the E key writes each body as an OBJ file into this folder (".")
     const char
         *input_script;   ///< replay timed mouse and keyboard events from this file; may be NULL
     const char *shaders; ///< folder with the GLSL files; NULL = search the usual places

@@ -5,7 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-enum { TEXT_MAX = 512 };
+enum {
+    TEXT_MAX = 512,
+    BLOWUP_LINES = 5,  ///< most lines of a blow-up report
+    MESSAGE_LINES = 4, ///< most lines of a message
+};
 
 // stb_easy_font's line height at scale 1, pixels.
 #define LINE 12.0f
@@ -16,9 +20,11 @@ static const rgba warn = {255, 176, 64, 255};
 static const rgba bad = {255, 92, 82, 255};
 static const rgba good = {120, 220, 140, 255};
 
-// Text cut into lines at spaces to fit max_w; returns the lines drawn.
-static int text_wrapped(app *a, float x, float y, float s, rgba color, const char *text,
-                        float max_w, int max_lines) {
+// Text cut into lines at spaces to fit max_w, at most max_lines of them,
+// drawn if draw is set; returns the lines it takes. Drawn text that does
+// not fit in max_lines is counted in a->text_cut.
+static int wrap(app *a, float x, float y, float s, rgba color, const char *text, float max_w,
+                int max_lines, bool draw) {
     char line[TEXT_MAX];
     int lines = 0;
     const char *p = text;
@@ -40,14 +46,29 @@ static int text_wrapped(app *a, float x, float y, float s, rgba color, const cha
         }
         memcpy(line, p, (size_t)cut);
         line[cut] = '\0';
-        ui_text(a, x, y + lines * LINE * s, s, color, line);
+        if (draw) {
+            ui_text(a, x, y + lines * LINE * s, s, color, line);
+        }
         lines++;
         p += cut;
         while (*p == ' ' || *p == '\n') {
             p++;
         }
     }
+    if (draw && *p) {
+        a->text_cut++;
+    }
     return lines;
+}
+
+static int text_wrapped(app *a, float x, float y, float s, rgba color, const char *text,
+                        float max_w, int max_lines) {
+    return wrap(a, x, y, s, color, text, max_w, max_lines, true);
+}
+
+// The lines text_wrapped would take.
+static int wrapped_lines(app *a, const char *text, float s, float max_w, int max_lines) {
+    return wrap(a, 0.0f, 0.0f, s, white, text, max_w, max_lines, false);
 }
 
 static void panel(app *a, float x, float y, float w, float h, float alpha) {
@@ -147,6 +168,47 @@ static bool solver_line(const app *a, char *t, size_t size) {
     return r.converged;
 }
 
+// The HUD's figures, all means over the same frames (app.c, measure): the
+// frame rate and time as --stats measures them, the simulated time with the
+// one real-time figure, and the steps taken.
+typedef struct figure_text {
+    char frame[64], time[96], steps[96];
+} figure_text;
+
+static figure_text figures(const app *a) {
+    const psb_params *p = psb_world_params(a->scene.world);
+    figure_text f;
+    if (a->measured) {
+        snprintf(f.frame, sizeof f.frame, "%5.1f fps %6.2f ms/frame", a->fps, a->frame_ms);
+    } else {
+        snprintf(f.frame, sizeof f.frame, "  ... fps    ... ms/frame");
+    }
+    const double t_sim = psb_world_time(a->scene.world);
+    if (a->virtual_clock) {
+        snprintf(f.time, sizeof f.time, "t %.2f s (a step a frame)", t_sim);
+    } else if (a->paused) {
+        snprintf(f.time, sizeof f.time, "t %.2f s (paused)", t_sim);
+    } else if (!a->measured) {
+        snprintf(f.time, sizeof f.time, "t %.2f s", t_sim);
+    } else {
+        snprintf(f.time, sizeof f.time, "t %.2f s  x%.2f real time%s", t_sim, a->sim_speed,
+                 a->slow_motion ? ": slow motion" : "");
+    }
+    const char *plural = p->substeps == 1 ? "" : "s";
+    if (a->partial_steps && a->partial_substeps < p->substeps) {
+        snprintf(f.steps, sizeof f.steps, "%d of %d sub-steps a frame", a->partial_substeps,
+                 p->substeps);
+    } else if (a->partial_steps) {
+        snprintf(f.steps, sizeof f.steps, "one step a frame, %d sub-step%s", p->substeps, plural);
+    } else if (!a->measured) {
+        snprintf(f.steps, sizeof f.steps, "%d sub-step%s a step", p->substeps, plural);
+    } else {
+        snprintf(f.steps, sizeof f.steps, "%.0f steps/s x %d sub-step%s", a->steps_per_s,
+                 p->substeps, plural);
+    }
+    return f;
+}
+
 // Top left of the 2D view: the scene, frame rate, time, the integrator (with
 // the implicit solver's work) and the parameters.
 static void status_panel(app *a) {
@@ -156,37 +218,32 @@ static void status_panel(app *a) {
                                                        : &a->scene.config.params.body;
     const float x = a->view2d.x + pad, y0 = a->view2d.y + pad;
     const float w = fminf(a->view2d.w - 2.0f * pad, 62.0f * 6.0f * s);
-    const char *event = psb_world_last_event(a->scene.world);
+    const bool blowup = app_blowup_live(a);
     char t[TEXT_MAX];
     scene_line(a, t, sizeof t);
-    const int scene_lines = (int)ceilf(1.1f * ui_text_width(a, t, s) / w);
+    const int scene_lines = wrapped_lines(a, t, s, w, 3);
+    const int blowup_lines = blowup ? wrapped_lines(a, a->blowup, s, w, BLOWUP_LINES) : 0;
     const bool implicit = psb_integrator_is_implicit(p->integrator);
-    const int lines =
-        7 + (implicit ? 1 : 0) + (scene_lines < 3 ? scene_lines : 3) + (event[0] ? 2 : 0);
+    const figure_text f = figures(a);
+    char both[TEXT_MAX];
+    snprintf(both, sizeof both, "%s   %s", f.time, f.steps);
+    const bool joined = ui_text_width(a, both, s) <= w;
+    const int lines = 7 + (joined ? 0 : 1) + (implicit ? 1 : 0) + scene_lines + blowup_lines;
     panel(a, x - pad * 0.5f, y0 - pad * 0.5f, w + pad, lines * lh + pad, 0.72f);
     float y = y0;
     y += lh * (float)text_wrapped(a, x, y, s, warn, t, w, 3);
     float cx = x + ui_text(a, x, y, s, white, "psb ");
-    snprintf(t, sizeof t, "%5.1f fps %6.2f ms/frame", a->fps, a->frame_ms);
-    cx += ui_text(a, cx, y, s, a->fps >= 55.0 || a->frame < 30 ? good : warn, t);
-    const bool slow =
-        a->slow_motion || (a->sim_speed < 0.9 && !a->paused && !a->virtual_clock && a->frame > 60);
-    if (a->virtual_clock) {
-        snprintf(t, sizeof t, "   t %.2f s (a step a frame)", psb_world_time(a->scene.world));
-    } else {
-        snprintf(t, sizeof t, "   t %.2f s (x%.2f real time)", psb_world_time(a->scene.world),
-                 a->sim_speed);
-    }
-    ui_text(a, cx, y, s, slow ? warn : white, t);
+    cx += ui_text(a, cx, y, s, a->fps >= 55.0 || !a->measured ? good : warn, f.frame);
+    snprintf(t, sizeof t, "  physics %.2f ms", a->sim_ms);
+    ui_text(a, cx, y, s, white, a->measured ? t : "");
     y += lh;
-    if (a->slow_motion) {
-        snprintf(t, sizeof t, "slow motion: one step of %d sub-steps costs %.0f ms", p->substeps,
-                 a->substep_ms * p->substeps);
+    if (joined) {
+        ui_text(a, x, y, s, a->slow_motion ? warn : white, both);
     } else {
-        snprintf(t, sizeof t, "%.0f steps/s x %d sub-step%s   physics %.2f ms/frame",
-                 a->steps_per_s, p->substeps, p->substeps == 1 ? "" : "s", a->sim_ms);
+        ui_text(a, x, y, s, a->slow_motion ? warn : white, f.time);
+        y += lh;
+        ui_text(a, x, y, s, white, f.steps);
     }
-    ui_text(a, x, y, s, a->slow_motion ? warn : white, t);
     y += lh;
     if (implicit) {
         snprintf(t, sizeof t, "%s  dt %.2f ms  h %.3f ms (stable at any h)%s",
@@ -230,8 +287,8 @@ static void status_panel(app *a) {
     y += lh;
     ui_text(a, x, y, s, dim, "H: help   Space: pause   Tab: next scene");
     y += lh;
-    if (event[0]) {
-        text_wrapped(a, x, y, s, warn, event, w, 2);
+    if (blowup) {
+        text_wrapped(a, x, y, s, warn, a->blowup, w, BLOWUP_LINES);
     }
 }
 
@@ -302,11 +359,11 @@ static void footer(app *a) {
     if (a->overlay[OVERLAY_STRAIN]) {
         ui_text(a, x, y, s, dim, "(blue -30% .. red +30%)");
     }
-    const double age = glfwGetTime() - a->message_time;
-    if (a->message[0] && (a->message_error || age < 6.0 || a->virtual_clock)) {
+    a->message_shown = app_message_live(a);
+    if (a->message_shown) {
         const float max_w = a->view3d.w - 2.0f * pad;
         const float w = fminf(ui_text_width(a, a->message, s), max_w);
-        const int lines = w >= max_w ? 2 : 1;
+        const int lines = wrapped_lines(a, a->message, s, max_w, MESSAGE_LINES);
         const float my = y - ((float)lines + 0.4f) * lh;
         panel(a, a->view3d.x + pad * 0.5f, my - pad * 0.5f, w + pad, (float)lines * lh + pad,
               0.72f);
@@ -351,6 +408,7 @@ static void help_overlay(app *a) {
         {"W  C", "spring wireframe, colour by spring strain"},
         {"Z  or  Home", "reset the camera and the 2D view to the scene's"},
         {"P  or  F12", "screenshot: psb-screenshot-NNN.png"},
+        {"E", "export every body: body<b>_step<s>.obj"},
         {"Backspace", "back to the built-in scene after loading OBJ files"},
         {"H  or  F1", "this help"},
         {"Q  or  Esc", "quit"},
@@ -400,6 +458,7 @@ void ui_build(app *a) {
     if (a->text_scale != a->ui_scale && !text_atlas_build(a, a->ui_scale)) {
         return; // no memory for the atlas: no HUD this frame
     }
+    a->text_cut = 0;
     backgrounds(a);
     plots_build(a);
     status_panel(a);

@@ -5,7 +5,8 @@
 // blow-up; the other scenes show what they are for (gas order in both
 // modes, shape matching keeping a square a square, a flag that flaps on its
 // pins, bodies bouncing off the planets); meshes added later land in free
-// spots; bad input is refused.
+// spots; every body of a scene has a colour of its own; bad input is
+// refused.
 #include "check.h"
 #include "psb_scene.h"
 
@@ -423,6 +424,64 @@ static void test_add_mesh(void) {
     psb_scene_destroy(&s);
 }
 
+// Hue in degrees of an RGB colour with channels in [0, 1].
+static double hue_of(const float c[3]) {
+    const double mx = fmax(c[0], fmax(c[1], c[2])), mn = fmin(c[0], fmin(c[1], c[2]));
+    const double d = mx - mn;
+    if (d <= 0.0) {
+        return 0.0;
+    }
+    if (mx == c[0]) {
+        return fmod(60.0 * (c[1] - c[2]) / d + 360.0, 360.0);
+    }
+    return mx == c[1] ? 60.0 * (c[2] - c[0]) / d + 120.0 : 60.0 * (c[0] - c[1]) / d + 240.0;
+}
+
+// The plots draw each body in its colour: no two bodies of a scene share
+// one (a channel differs by 0.05 or more), loaded models up to a full
+// scene included; in the scenes that pair rings with 3D bodies, ring k
+// has body k + 3's hue, lighter.
+static void test_colors(void) {
+    const psb_scene_config config = psb_default_scene_config();
+    psb_error err = {0};
+    for (int i = 0; i < psb_scene_count() + 1; i++) {
+        const bool models = i == psb_scene_count();
+        psb_scene s;
+        const char *name = models ? "ring" : psb_scene_name(i);
+        CHECK(psb_scene_build(&s, name, &config, &err) == PSB_OK, "%s: %s", name, err.message);
+        if (!s.world) {
+            continue;
+        }
+        if (models) {
+            psb_mesh box;
+            CHECK(psb_mesh_box(&box, 1, (psb_vec3){0.2, 0.2, 0.2}, &err) == PSB_OK, "%s",
+                  err.message);
+            while (s.body_count < PSB_SCENE_MAX_BODIES &&
+                   psb_scene_add_mesh(&s, &box, "box", &err) == PSB_OK) {
+            }
+            CHECK(s.body_count == PSB_SCENE_MAX_BODIES, "%d models added", s.body_count - 1);
+            psb_mesh_free(&box);
+        }
+        for (int a = 0; a < s.body_count; a++) {
+            for (int b = a + 1; b < s.body_count; b++) {
+                const float *p = s.bodies[a].color, *q = s.bodies[b].color;
+                const double d =
+                    fmax(fabs(p[0] - q[0]), fmax(fabs(p[1] - q[1]), fabs(p[2] - q[2])));
+                CHECK(d >= 0.05, "%s: bodies %d and %d share a colour", name, a, b);
+            }
+        }
+        const bool paired = strcmp(name, "pressure") == 0 || strcmp(name, "shape") == 0;
+        for (int k = 0; k < 3 && paired; k++) {
+            const float *ring = s.bodies[k].color, *body = s.bodies[k + 3].color;
+            CHECK(fabs(hue_of(ring) - hue_of(body)) < 0.5, "%s: ring %d's hue %g, body %d's %g",
+                  name, k, hue_of(ring), k + 3, hue_of(body));
+            CHECK(ring[0] + ring[1] + ring[2] > body[0] + body[1] + body[2] + 0.2,
+                  "%s: ring %d is not lighter than body %d", name, k, k + 3);
+        }
+        psb_scene_destroy(&s);
+    }
+}
+
 static void test_bad_input(void) {
     psb_scene_config config = psb_default_scene_config();
     psb_scene s;
@@ -450,6 +509,7 @@ int main(void) {
     test_flag_scene();
     test_planets_scene();
     test_add_mesh();
+    test_colors();
     test_bad_input();
     return check_done("test_scene");
 }

@@ -305,9 +305,9 @@ scenes)
             set -- "$v2:35:8000:0.15:0.4" "$v3:35:6000:0.15:0.4"
             ;;
         pressure)
-            # Blue, green, red: three rings on the left, three spheres on the right.
-            set -- "$v2:216:1500" "$v2:129:1500" "$v2:0:1500" "$v3:216:1500" "$v3:129:1500" \
-                "$v3:0:1500"
+            # Blue, green, red: three rings on the left (lighter), three spheres on the right.
+            set -- "$v2:216:1500:0.15:1" "$v2:129:1500:0.15:1" "$v2:0:1500:0.15:1" \
+                "$v3:216:1500" "$v3:129:1500" "$v3:0:1500"
             ;;
         ring)
             set -- "$v2:37:4000"
@@ -499,6 +499,140 @@ options)
     for name in default pressure shape flag planets ring; do
         grep -q "^  [0-9] $name " "$tmp/help" || fail "the help does not list the scene $name"
     done
+    ;;
+export)
+    # E writes every body as it is now, one OBJ file each, into the current
+    # folder or --export-dir, named by the world step, as psb sim does.
+    printf '10 key E\n' >"$tmp/script"
+    (cd "$tmp" && "$psb" view --frames 15 --report --input-script script >report 2>err) ||
+        fail "psb view failed"
+    cat "$tmp/err"
+    files=$(cd "$tmp" && ls body*_step*.obj 2>/dev/null | tr '\n' ' ')
+    step=$(echo "$files" | sed -n 's/^body0_step\([0-9]\{6\}\)\.obj .*/\1/p')
+    [ -n "$step" ] || fail "E wrote no body0_stepNNNNNN.obj: '$files'"
+    want="body0_step$step.obj body1_step$step.obj body2_step$step.obj body3_step$step.obj "
+    [ "$files" = "$want" ] || fail "E wrote '$files', expected '$want'"
+    grep -q "^message=export: wrote 4 files: \./body0_step$step\.obj" "$tmp/report" ||
+        fail "the HUD does not say what E wrote: $(get message "$tmp/report")"
+    # The default scene: the ring of 48 points as one closed polyline, three
+    # level 3 icospheres of 642 points and 1280 triangles.
+    ring="$tmp/body0_step$step.obj"
+    [ "$(grep -c '^v ' "$ring")" -eq 48 ] || fail "the ring's file has not 48 v lines"
+    awk '$1 == "l" { if (NF != 50 || $2 != 1 || $49 != 48 || $50 != 1) exit 1; n++ }
+        END { exit n != 1 }' "$ring" || fail "the ring's file has no closed l line"
+    for b in 1 2 3; do
+        sphere="$tmp/body${b}_step$step.obj"
+        [ "$(grep -c '^v ' "$sphere")" -eq 642 ] || fail "body $b's file has not 642 v lines"
+        [ "$(grep -c '^f ' "$sphere")" -eq 1280 ] || fail "body $b's file has not 1280 f lines"
+    done
+    # --export-dir: the flag scene's two bodies go there; a missing folder is refused.
+    mkdir "$tmp/out"
+    view 15 --scene flag --input-script "$tmp/script" --export-dir "$tmp/out"
+    [ "$(ls "$tmp/out" | wc -l)" -eq 2 ] || fail "E with --export-dir wrote $(ls "$tmp/out")"
+    grep -q "^message=export: wrote 2 files: $tmp/out/body0_step" "$tmp/report" ||
+        fail "the HUD does not name the --export-dir file"
+    "$psb" view --frames 1 --export-dir "$tmp/nowhere" >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "--export-dir into a missing folder: exit status $rc, expected 2"
+    grep -q -- "--export-dir: folder '.*nowhere': does not exist" "$tmp/err" ||
+        fail "--export-dir into a missing folder: $(cat "$tmp/err")"
+    ;;
+legend)
+    # The pressure and shape scenes: the plots' legend lists all 6 bodies; no
+    # two share a colour; ring k and 3D body k + 3 share a hue, the ring
+    # lighter, its line dashed where the 3D body's is solid; the legend
+    # shows the three hues.
+    for name in pressure shape; do
+        view 30 --scene "$name" --screenshot "$tmp/$name.png"
+        grep -E '^(legend|body[0-9]_(color|line))' "$tmp/report"
+        expect legend 0,1,2,3,4,5 "$tmp/report"
+        for b in 0 1 2; do
+            expect "body${b}_line" dashed "$tmp/report"
+            expect "body$((b + 3))_line" solid "$tmp/report"
+        done
+        sed -n 's/^body[0-9]*_color=//p' "$tmp/report" >"$tmp/colours"
+        [ "$(sort -u "$tmp/colours" | wc -l)" -eq 6 ] || fail "$name: bodies share a colour"
+        awk -F, 'function hue(r, g, b,   mx, mn) {
+                mx = r > g ? (r > b ? r : b) : (g > b ? g : b)
+                mn = r < g ? (r < b ? r : b) : (g < b ? g : b)
+                if (mx == r) return (60 * (g - b) / (mx - mn) + 360) % 360
+                if (mx == g) return 60 * (b - r) / (mx - mn) + 120
+                return 60 * (r - g) / (mx - mn) + 240 }
+            { h[NR] = hue($1, $2, $3); sum[NR] = $1 + $2 + $3 }
+            END { for (k = 1; k <= 3; k++) {
+                d = h[k] - h[k + 3]; d = d < 0 ? -d : d
+                if (d > 1 || sum[k] <= sum[k + 3] + 0.2) exit 1 } }' "$tmp/colours" ||
+            fail "$name: a ring does not share its 3D partner's hue, lighter: $(cat "$tmp/colours")"
+        legend=$(get legend_rect "$tmp/report")
+        hues="216 129 0"
+        [ "$name" = shape ] && hues="216 32 129"
+        set --
+        for h in $hues; do set -- "$@" "$legend:$h:60:0.15:1"; done
+        "$check_png" "$tmp/$name.png" 1280 720 "$@" || fail "$name: the legend lacks a colour"
+    done
+    ;;
+hud)
+    # The help names as many digit keys as there are scenes.
+    "$psb" view --help >"$tmp/help"
+    scenes=$(grep -c '^  [0-9][0-9]* [a-z]' "$tmp/help")
+    grep -q "keys 1-$scenes in the window" "$tmp/help" || fail "the help does not say keys 1-$scenes"
+    grep -q '1-9' "$tmp/help" && fail "the help still says 1-9"
+    # Explicit Euler at two sub-steps blows up: the HUD shows the report whole.
+    view 60 --integrator euler --substeps 2
+    grep -q '^blowup_shown=body [0-9]* blew up at' "$tmp/report" || fail "no blow-up line"
+    expect text_cut 0 "$tmp/report"
+    # It clears after a switch to a stable integrator (shift+I: bdf2), and after R.
+    printf '40 key I shift\n' >"$tmp/script"
+    view 60 --integrator euler --substeps 2 --input-script "$tmp/script"
+    expect integrator bdf2 "$tmp/report"
+    expect blowup_shown "" "$tmp/report"
+    printf '40 key SPACE\n41 key R\n' >"$tmp/script"
+    view 60 --integrator euler --substeps 2 --input-script "$tmp/script"
+    expect blowup_shown "" "$tmp/report"
+    # A message expires: G's is shown at once, gone 6 s later.
+    printf '5 key G\n' >"$tmp/script"
+    view 20 --scene ring --input-script "$tmp/script"
+    expect message "gravity off" "$tmp/report"
+    expect message_shown 1 "$tmp/report"
+    view 380 --scene ring --input-script "$tmp/script"
+    expect message "gravity off" "$tmp/report"
+    expect message_shown 0 "$tmp/report"
+    # The figures come from one window of frames: the physics' part of a
+    # frame is at most the frame, and slow motion is said only below real time.
+    view 90 --realtime
+    grep '^hud_' "$tmp/report"
+    expect hud_measured 1 "$tmp/report"
+    awk -F= '/^hud_frame_ms=/ { f = $2 } /^hud_physics_ms=/ { p = $2 }
+        /^hud_sim_speed=/ { v = $2 } /^hud_slow_motion=/ { slow = $2 }
+        END { exit !(p <= f && f > 0 && (slow == 0 || v < 0.95)) }' "$tmp/report" ||
+        fail "the HUD's figures contradict each other"
+    ;;
+orbit_rate)
+    # Orbit at 0.4 degrees a pixel, as Blender's: a 60 px drag turns the camera
+    # by 24 degrees (0.418879 rad); 60 px up lowers it by as much, and the eye
+    # stays above the floor; a wheel step zooms by 1.2.
+    view 5
+    yaw0=$(get camera_yaw "$tmp/report")
+    pitch0=$(get camera_pitch "$tmp/report")
+    distance0=$(get camera_distance "$tmp/report")
+    printf '10 mouse_move 1200 500\n11 mouse_down left\n12 mouse_move_by 60 0\n13 mouse_up left\n' \
+        >"$tmp/script"
+    view 15 --input-script "$tmp/script"
+    awk -v a="$yaw0" -v b="$(get camera_yaw "$tmp/report")" \
+        'BEGIN { d = a - b - 0.418879; exit !(d < 1e-5 && d > -1e-5) }' ||
+        fail "a 60 px drag right turned the yaw from $yaw0 to $(get camera_yaw "$tmp/report")"
+    printf '10 mouse_move 1200 500\n11 mouse_down left\n12 mouse_move_by 0 -60\n13 mouse_up left\n' \
+        >"$tmp/script"
+    view 15 --input-script "$tmp/script"
+    pitch=$(get camera_pitch "$tmp/report")
+    awk -v a="$pitch0" -v b="$pitch" 'BEGIN { d = a - b - 0.418879; exit !(d < 1e-5 && d > -1e-5) }' ||
+        fail "a 60 px drag up tilted the pitch from $pitch0 to $pitch"
+    awk -v p="$pitch" 'BEGIN { exit !(p > 0.05) }' || fail "60 px brought the eye down to $pitch rad"
+    printf '10 mouse_move 1200 500\n11 scroll 1\n' >"$tmp/script"
+    view 15 --input-script "$tmp/script"
+    awk -v a="$distance0" -v b="$(get camera_distance "$tmp/report")" \
+        'BEGIN { d = a / 1.2 - b; exit !(d < 1e-4 && d > -1e-4) }' ||
+        fail "a wheel step zoomed from $distance0 to $(get camera_distance "$tmp/report")"
     ;;
 *)
     echo "viewer_test.sh: unknown test '$test_name'" >&2
