@@ -29,7 +29,7 @@ enum { PSB_SCENE_MAX_BODIES = 16 };
 
 /// What a front end needs to know about a body besides its physics.
 typedef struct psb_scene_body {
-    char label[32];     ///< short name for the HUD and plots ("ring", "low gas", "spot.obj")
+    char label[64];     ///< short name for the HUD and plots ("ring", "low gas", "spot.obj")
     float color[3];     ///< display colour, RGB in [0, 1]
     double gas_nrt;     ///< the body's gas amount as built, J; front ends scale it
     double rest_volume; ///< volume of the rest shape, m³ (2D: m²)

@@ -16,7 +16,7 @@ psb_viewer_config psb_default_viewer_config(void) {
     c.vsync = true;
     c.msaa = -1;
     c.grab_k = 100.0;
-    c.poke_speed = 4.0;
+    c.poke_speed = 4.0; // a fifth of the default sphere's radius in 2 frames
     c.scene_config = psb_default_scene_config();
     c.repair = psb_default_repair_options();
     c.repair.fit_radius = c.scene_config.radius;
@@ -103,6 +103,7 @@ void app_reset_bodies(app *a) {
     for (int b = 0; b < a->scene.body_count; b++) {
         psb_body_reset(a->scene.world, b);
     }
+    poke_cancel(a);
     plots_clear(&a->plots);
     a->accumulator = 0.0;
     a->blowup[0] = '\0';
@@ -119,6 +120,7 @@ static bool install_scene(app *a, psb_scene *next) {
         a->drag = DRAG_NONE;
     }
     a->grab.pin_body = -1;
+    poke_cancel(a);
     psb_scene_destroy(&a->scene);
     a->scene = *next;
     memset(next, 0, sizeof *next);
@@ -166,6 +168,58 @@ static bool install_scene(app *a, psb_scene *next) {
 #define FIT_TOP_3D 2.05
 #define FIT_TOP_2D 2.4
 
+bool app_bodies_box(const app *a, float lo[3], float hi[3]) {
+    const psb_world *w = a->scene.world;
+    double l[3] = {INFINITY, INFINITY, INFINITY}, h[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int b = 0; b < a->scene.body_count; b++) {
+        if (psb_body_get_kind(w, b) == PSB_RING) {
+            continue;
+        }
+        const psb_vec3 *x = psb_body_positions(w, b);
+        for (int i = 0; i < psb_body_point_count(w, b); i++) {
+            const double p[3] = {x[i].x, x[i].y, x[i].z};
+            for (int k = 0; k < 3; k++) {
+                l[k] = fmin(l[k], p[k]);
+                h[k] = fmax(h[k], p[k]);
+            }
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        lo[k] = (float)l[k];
+        hi[k] = (float)h[k];
+    }
+    return isfinite(lo[0] + lo[1] + lo[2] + hi[0] + hi[1] + hi[2]);
+}
+
+// A loaded model's box spans this fraction of the 3D view's height or
+// width, whichever binds: room for the models to swell as the gas goes in
+// (the rocker arm reaches V/V0 1.5, 15 % in each direction) and for the
+// panels at the view's edges.
+#define MODEL_FILL 0.65f
+// A box this much deeper (along z) than wide is seen from its side.
+#define MODEL_DEEP 1.25f
+
+// The 3D camera for loaded models: framed where they will rest, their
+// footprint on the floor as it is now and their height standing on it (they
+// start in the air, drop and inflate where they are); from the front (29
+// degrees above, as the default camera), or from the side (+x) when the
+// models are deeper than wide, so that a long thin part such as the rocker
+// arm shows its broad side instead of its end.
+static void frame_models(app *a) {
+    float lo[3], hi[3];
+    if (!app_bodies_box(a, lo, hi)) {
+        return;
+    }
+    const float floor_y = (float)psb_world_params(a->scene.world)->floor_y;
+    hi[1] = floor_y + (hi[1] - lo[1]);
+    lo[1] = floor_y;
+    if (hi[2] - lo[2] > MODEL_DEEP * (hi[0] - lo[0])) {
+        a->cam.yaw = 0.5f * 3.14159265f;
+    }
+    const float aspect = a->view3d.h > 0.0f ? a->view3d.w / a->view3d.h : 1.0f;
+    camera_fit_box(&a->cam, aspect, lo, hi, MODEL_FILL);
+}
+
 void app_frame_scene(app *a) {
     const psb_world *w = a->scene.world;
     const double floor_y = psb_world_params(w)->floor_y;
@@ -202,6 +256,9 @@ void app_frame_scene(app *a) {
     if (isfinite(excess) && excess > 0.0) {
         a->cam.target[1] += (float)(0.5 * excess);
         a->cam.distance += (float)(1.2 * excess);
+    }
+    if (a->models_loaded) {
+        frame_models(a);
     }
     // 2D: at zoom 1 the view is 3.1 m tall from 0.3 m below the floor, and
     // 3.1 m times its aspect wide; zoom out to fit the rings' (and the
@@ -298,11 +355,11 @@ static bool load_file(app *a, psb_scene *next, const char *path, int *bodies, lo
                     count, PSB_SCENE_MAX_BODIES);
     }
     for (int k = 0; k < count && ok; k++) {
-        char label[32];
+        char label[sizeof next->bodies[0].label];
         if (count > 1) {
-            snprintf(label, sizeof label, "%.20s#%d", base_name(path), k + 1);
+            snprintf(label, sizeof label, "%.52s#%d", base_name(path), k + 1);
         } else {
-            snprintf(label, sizeof label, "%.31s", base_name(path));
+            snprintf(label, sizeof label, "%.63s", base_name(path));
         }
         if (psb_scene_add_mesh(next, &parts[k], label, &err) != PSB_OK) {
             a->load_errors++;
@@ -360,6 +417,7 @@ void app_load_files(app *a, const char *const *paths, int count) {
     if (!install_scene(a, &next)) {
         return;
     }
+    app_frame_scene(a);
     if (had_error) {
         app_message(a, true, "%s", error);
     } else if (files == 1) {
@@ -535,6 +593,7 @@ static void run_loop(app *a) {
         for (int b = 0; b < a->scene.body_count; b++) {
             a->state[b] = psb_body_measure(a->scene.world, b);
         }
+        poke_update(a);
         input_update_grab(a);
         const bool last = c->frames > 0 && a->frame + 1 >= c->frames;
         const bool visible = a->fb_w > 0 && a->fb_h > 0;
@@ -642,6 +701,7 @@ static void app_free(app *a) {
     glfwTerminate();
     psb_scene_destroy(&a->scene);
     script_free(a);
+    poke_free(a);
     free(a->frame_times);
     free(a->pixels);
     free(a);
@@ -662,6 +722,8 @@ static app *app_create(const psb_viewer_config *config) {
     a->grab.body = -1;
     a->grab.last_poke_body = -1;
     a->grab.pin_body = -1;
+    a->tooltip_body = -1;
+    a->poke.body = -1;
     a->virtual_clock = !config->realtime && (config->frames > 0 || config->input_script);
     a->frame_time_cap = config->frames > 0 ? config->frames : 1L << 20;
     a->frame_times = malloc((size_t)a->frame_time_cap * sizeof *a->frame_times);

@@ -57,7 +57,33 @@ typedef enum drag_mode {
     DRAG_ORBIT,
     DRAG_PAN,
     DRAG_GRAB,
+    DRAG_POKE, ///< the button that poked is held: the finger stays in
 } drag_mode;
+
+/// A poke: a finger (a sphere) pressed into a body's surface and held there
+/// while the button is down, for POKE_HOLD_S at least; then lifted, and the
+/// body springs back. See poke.c.
+typedef struct poke_state {
+    bool active;        ///< the finger is in (or going into) the body
+    bool held;          ///< the button that poked is still down
+    int body;           ///< the body poked last (-1: none)
+    psb_vec3 tip;       ///< where the finger touched the surface, m
+    psb_vec3 dir;       ///< the way it goes in (unit)
+    double radius;      ///< the finger's radius, m
+    double depth;       ///< how far in it goes, m
+    double start_time;  ///< simulated time of the press, s
+    double body_radius; ///< the body's mean radius at the press, m
+    double hold_at;     ///< its centre of mass along dir at the press, m
+    double hold_speed;  ///< and its speed along dir, m/s
+    double dent;        ///< the dent now: the deepest inward move of a point near the
+                        ///< finger, toward the centroid, since the press (mean radii)
+    double dent_max;    ///< the deepest the dent was while the finger was in (mean radii)
+    // Scratch, made on a press that needs more room (never per frame).
+    int capacity; ///< points the arrays hold
+    psb_vec3 *x;  ///< positions, then as the finger leaves them
+    psb_vec3 *v;  ///< velocities, likewise
+    double *r0;   ///< distance from the centroid at the press, m (< 0: far from the finger)
+} poke_state;
 
 /// The point the mouse holds: pulled toward the cursor on a plane through
 /// the picked point that faces the camera (the z = 0 plane in 2D).
@@ -71,8 +97,8 @@ typedef struct grab_state {
     psb_vec3 target;     ///< where the cursor pulls it, m
     psb_vec3 pin_offset; ///< a pinned point's pin follows target + this, m
     int grabs;           ///< grabs so far
-    int pokes;           ///< impulses so far
-    int last_poke_body;  ///< body of the last impulse, or -1
+    int pokes;           ///< pokes so far
+    int last_poke_body;  ///< body of the last poke, or -1
     int pins, unpins;    ///< points pinned and unpinned with T so far
     int pin_body;        ///< body of the last point pinned, unpinned or moved (-1: none)
     int pin_point;       ///< that point
@@ -197,6 +223,7 @@ typedef struct app {
     drag_mode drag;
     int drag_button;
     grab_state grab;
+    poke_state poke;
     bool script_owns_input; ///< a script is replaying: ignore the real mouse and keys
 
     // Loading and messages.
@@ -205,12 +232,13 @@ typedef struct app {
     int load_errors;
     char message[MESSAGE_SIZE]; ///< shown in the HUD until it expires
     bool message_error;
-    double message_time;             ///< when it was set (wall clock, s)
-    long message_frame;              ///< the frame it was set on
-    bool message_shown;              ///< drawn this frame (not yet expired)
-    char blowup[MESSAGE_SIZE];       ///< the last blow-up report ("": cleared)
-    double blowup_time;              ///< simulated time of that blow-up, s
-    int text_cut;                    ///< HUD texts cut short this frame for lack of room
+    double message_time;       ///< when it was set (wall clock, s)
+    long message_frame;        ///< the frame it was set on
+    bool message_shown;        ///< drawn this frame (not yet expired)
+    char blowup[MESSAGE_SIZE]; ///< the last blow-up report ("": cleared)
+    double blowup_time;        ///< simulated time of that blow-up, s
+    int text_cut;              ///< HUD texts cut short this frame for lack of room
+    int tooltip_body;          ///< body whose shortened name is shown whole (cursor on it; -1)
     char screenshot_path[PATH_SIZE]; ///< requested for the end of this frame
     bool screenshot_now;
     unsigned char *pixels; ///< screenshot read-back (made on first use)
@@ -274,8 +302,11 @@ bool app_load_scene(app *a, const char *name);
 /// loaded models, -1 if neither.
 int app_scene_entry(const app *a);
 /// Frames the scene: the camera and the 2D view as for the default scene,
-/// pulled back for a scene that reaches higher or wider.
+/// pulled back for a scene that reaches higher or wider; loaded models
+/// fill most of the 3D view, framed where they will rest.
 void app_frame_scene(app *a);
+/// The box around every 3D body's points (rings left out), m; false if none.
+bool app_bodies_box(const app *a, float lo[3], float hi[3]);
 /// Entries in the scene list: the scenes, and the loaded models if any.
 int app_scene_entries(const app *a);
 /// Shows entry `entry` of the scene list.
@@ -310,6 +341,19 @@ bool input_body_screen_pos(app *a, int body, double *x, double *y);
 /// Screen position (window coordinates) of one point of a body, for scripts.
 bool input_point_screen_pos(app *a, int body, int point, double *x, double *y);
 
+// poke.c
+/// Presses a finger into body b at `at` (m) along dir (unit, into the body).
+void poke_start(app *a, int b, const double at[3], const double dir[3]);
+/// The button that poked is let go: the finger leaves once it has been in POKE_HOLD_S.
+void poke_release(app *a);
+/// Each frame, after the bodies are measured and before they are drawn:
+/// keeps the body's points out of the finger, measures the dent.
+void poke_update(app *a);
+/// Lifts the finger at once (a scene change, R).
+void poke_cancel(app *a);
+/// Frees the scratch arrays.
+void poke_free(app *a);
+
 // script.c
 /// Reads a script; on failure writes "FILE:LINE: ..." into error.
 bool script_load(app *a, const char *path, char *error, size_t error_size);
@@ -337,6 +381,9 @@ void render2d_draw(app *a);
 // ui.c, plots.c
 /// The HUD, the plots and the help overlay into the pixel-space batches.
 void ui_build(app *a);
+/// Body b's name as the body table shows it, shortened in the middle to
+/// fit its column, into out; returns the column's width, pixels.
+float ui_table_name(const app *a, int b, char *out, size_t size);
 /// Forgets the plotted history.
 void plots_clear(plot_history *p);
 /// Measures every body after a world step and adds a sample.
@@ -353,6 +400,9 @@ void text_bind(const app *a, const float *pixel_transform);
 float ui_text(app *a, float x, float y, float s, rgba color, const char *text);
 /// Width of text at scale s, pixels.
 float ui_text_width(const app *a, const char *text, float s);
+/// text into out (size bytes), shortened in the middle ("stanf...y.obj")
+/// until it is at most max_w pixels wide at scale s; true if it was.
+bool ui_text_elide(const app *a, const char *text, float s, float max_w, char *out, size_t size);
 
 // output.c
 /// Writes the current frame (back buffer) to a PNG file; false on failure.

@@ -102,3 +102,70 @@ bool camera_project(const camera *c, float aspect, const float p[3], float *x, f
     *y = out[1] / out[3];
     return true;
 }
+
+bool camera_box_ndc(const camera *c, float aspect, const float lo[3], const float hi[3],
+                    float out[4]) {
+    out[0] = out[1] = INFINITY;
+    out[2] = out[3] = -INFINITY;
+    for (int k = 0; k < 8; k++) {
+        const float p[3] = {k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1], k & 4 ? hi[2] : lo[2]};
+        float x, y;
+        if (!camera_project(c, aspect, p, &x, &y)) {
+            return false;
+        }
+        out[0] = fminf(out[0], x);
+        out[1] = fminf(out[1], y);
+        out[2] = fmaxf(out[2], x);
+        out[3] = fmaxf(out[3], y);
+    }
+    return true;
+}
+
+// The larger half-extent of the box's projection (1: the whole view's
+// height or width); a corner behind the eye counts as filling it all.
+static float box_span(const camera *c, float aspect, const float lo[3], const float hi[3]) {
+    float r[4];
+    if (!camera_box_ndc(c, aspect, lo, hi, r)) {
+        return INFINITY;
+    }
+    return 0.5f * fmaxf(r[2] - r[0], r[3] - r[1]);
+}
+
+void camera_fit_box(camera *c, float aspect, const float lo[3], const float hi[3], float fill) {
+    for (int i = 0; i < 3; i++) {
+        c->target[i] = 0.5f * (lo[i] + hi[i]);
+    }
+    // Two passes: the distance at which the box spans `fill`, then the
+    // target moved so that the projection's middle is the view's middle
+    // (perspective makes the near side larger), then the distance again.
+    for (int pass = 0; pass < 2; pass++) {
+        // The span shrinks as the eye backs away: bisect on the distance,
+        // in ratios, between the camera's limits.
+        float near = DISTANCE_MIN, far = DISTANCE_MAX;
+        c->distance = near;
+        if (box_span(c, aspect, lo, hi) > fill) {
+            for (int k = 0; k < 40; k++) {
+                c->distance = sqrtf(near * far);
+                if (box_span(c, aspect, lo, hi) > fill) {
+                    near = c->distance;
+                } else {
+                    far = c->distance;
+                }
+            }
+            c->distance = far;
+        }
+        float r[4];
+        if (pass == 1 || !camera_box_ndc(c, aspect, lo, hi, r)) {
+            break;
+        }
+        // NDC to metres in the plane through the target that faces the eye.
+        const float half_h = c->distance * tanf(0.5f * c->fov), half_w = half_h * aspect;
+        const float mx = 0.5f * (r[0] + r[2]) * half_w, my = 0.5f * (r[1] + r[3]) * half_h;
+        const float right[3] = {cosf(c->yaw), 0.0f, -sinf(c->yaw)};
+        const float sp = sinf(c->pitch), cp = cosf(c->pitch);
+        const float up[3] = {-sp * sinf(c->yaw), cp, -sp * cosf(c->yaw)};
+        for (int i = 0; i < 3; i++) {
+            c->target[i] += mx * right[i] + my * up[i];
+        }
+    }
+}

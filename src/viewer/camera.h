@@ -49,4 +49,15 @@ bool camera_ray(const camera *c, float aspect, float x, float y, double origin[3
 /// is behind the eye.
 bool camera_project(const camera *c, float aspect, const float p[3], float *x, float *y);
 
+/// The projection of the box [lo, hi] (m) in normalised device
+/// coordinates, out = {x0, y0, x1, y1}; false when a corner is behind the eye.
+bool camera_box_ndc(const camera *c, float aspect, const float lo[3], const float hi[3],
+                    float out[4]);
+
+/// Frames the box [lo, hi] (m), yaw and pitch kept: the target where the
+/// box's projection is centred, the distance at which it spans `fill` of
+/// the view's height or width, whichever binds (0.6: 60 %), within the
+/// camera's zoom limits.
+void camera_fit_box(camera *c, float aspect, const float lo[3], const float hi[3], float fill);
+
 #endif

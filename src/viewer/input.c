@@ -10,8 +10,6 @@
 
 // A 2D press this close to the ring's outline (or inside it) grabs it, px.
 #define PICK_2D_PX 24.0
-// A poke moves the points within this fraction of the body's mean radius.
-#define POKE_RADIUS 0.35
 
 static app *app_of(GLFWwindow *window) {
     return glfwGetWindowUserPointer(window);
@@ -192,29 +190,6 @@ static bool pick2d(const app *a, double x, double y, int *body, int *point) {
     return *body >= 0;
 }
 
-// Pushes the points of body b near `centre` along dir (unit) at up to
-// poke_speed, fading to nothing at POKE_RADIUS mean radii.
-static void poke(app *a, int b, const double centre[3], const double dir[3]) {
-    psb_world *w = a->scene.world;
-    const psb_vec3 *x = psb_body_positions(w, b);
-    const double *m = psb_body_masses(w, b);
-    const int n = psb_body_point_count(w, b);
-    const double r = POKE_RADIUS * fmax(a->state[b].mean_radius, 1e-3);
-    for (int i = 0; i < n; i++) {
-        const double dist = sqrt((x[i].x - centre[0]) * (x[i].x - centre[0]) +
-                                 (x[i].y - centre[1]) * (x[i].y - centre[1]) +
-                                 (x[i].z - centre[2]) * (x[i].z - centre[2]));
-        if (dist >= r) {
-            continue;
-        }
-        // J = m dv, dv = poke_speed (1 - dist / r) along dir.
-        const double j = m[i] * a->config.poke_speed * (1.0 - dist / r);
-        psb_body_apply_impulse(w, b, i, (psb_vec3){j * dir[0], j * dir[1], j * dir[2]});
-    }
-    a->grab.pokes++;
-    a->grab.last_poke_body = b;
-}
-
 // Poke into the ring at point i: against its outward normal there.
 static void poke2d(app *a, int b, int i) {
     const psb_vec3 *p = psb_body_positions(a->scene.world, b);
@@ -227,7 +202,8 @@ static void poke2d(app *a, int b, int i) {
         return;
     }
     const double centre[3] = {p[i].x, p[i].y, 0.0}, dir[3] = {-nx / len, -ny / len, 0.0};
-    poke(a, b, centre, dir);
+    poke_start(a, b, centre, dir);
+    a->drag = DRAG_POKE;
 }
 
 static void start_grab(app *a, int b, int point, bool in_2d, const double hit[3]) {
@@ -338,6 +314,9 @@ static void end_drag(app *a) {
         psb_body_release(a->scene.world, a->grab.body);
         a->grab.body = -1;
     }
+    if (a->drag == DRAG_POKE) {
+        poke_release(a);
+    }
     a->drag = DRAG_NONE;
 }
 
@@ -348,7 +327,8 @@ static void press3d(app *a, int button, int mods, double fx, double fy) {
     const bool poke_mode = button == GLFW_MOUSE_BUTTON_RIGHT ||
                            (button == GLFW_MOUSE_BUTTON_LEFT && (mods & GLFW_MOD_SHIFT));
     if (hit_body && poke_mode) {
-        poke(a, body, hit, d);
+        poke_start(a, body, hit, d);
+        a->drag = DRAG_POKE;
     } else if (hit_body && button == GLFW_MOUSE_BUTTON_LEFT) {
         start_grab(a, body, point, false, hit);
     } else if (button == GLFW_MOUSE_BUTTON_LEFT) {
@@ -413,6 +393,7 @@ void input_cursor(app *a, double x, double y) {
     case DRAG_GRAB:
         input_update_grab(a);
         break;
+    case DRAG_POKE:
     case DRAG_NONE:
         break;
     }

@@ -119,9 +119,23 @@ void output_report(const app *a, FILE *out) {
             a->cam.pitch, a->cam.distance);
     fprintf(out, "camera_target=%.6f,%.6f,%.6f\n", a->cam.target[0], a->cam.target[1],
             a->cam.target[2]);
+    // Where the 3D bodies' box falls in the 3D view (normalised device
+    // coordinates, -1 to 1 across it) and the larger of its width's and
+    // height's share of the view's: how well the camera frames them.
+    float lo[3], hi[3], r[4];
+    const float aspect = a->view3d.h > 0.0f ? a->view3d.w / a->view3d.h : 1.0f;
+    if (app_bodies_box(a, lo, hi) && camera_box_ndc(&a->cam, aspect, lo, hi, r)) {
+        fprintf(out, "bodies3d_lo=%.4f,%.4f,%.4f\nbodies3d_hi=%.4f,%.4f,%.4f\n", lo[0], lo[1],
+                lo[2], hi[0], hi[1], hi[2]);
+        fprintf(out, "bodies3d_ndc=%.4f,%.4f,%.4f,%.4f\nbodies3d_cover=%.4f\n", r[0], r[1], r[2],
+                r[3], 0.5f * fmaxf(r[2] - r[0], r[3] - r[1]));
+    }
     const grab_state *g = &a->grab;
     fprintf(out, "grabs=%d\npokes=%d\npoke_body=%d\ngrab_body=%d\n", g->grabs, g->pokes,
             g->last_poke_body, g->body);
+    // The last poke's dent, now and at its deepest, in the body's mean radii.
+    fprintf(out, "poke_dent=%.4f\npoke_dent_max=%.4f\npoke_active=%d\n", a->poke.dent,
+            a->poke.dent_max, a->poke.active);
     if (g->body >= 0) {
         fprintf(out, "grab_point=%d\ngrab_view=%s\n", g->point, g->in_2d ? "2d" : "3d");
         print_vec(out, "grab_start", g->start);
@@ -159,6 +173,11 @@ void output_report(const app *a, FILE *out) {
         const float *c = a->scene.bodies[b].color;
         fprintf(out, "body%d_color=%.3f,%.3f,%.3f\nbody%d_line=%s\n", b, c[0], c[1], c[2], b,
                 psb_body_get_kind(w, b) == PSB_RING ? "dashed" : "solid");
+        // Its name in the body table, and that text's width and the column's, pixels.
+        char name[sizeof a->scene.bodies[b].label];
+        const float column = ui_table_name(a, b, name, sizeof name);
+        fprintf(out, "body%d_table_name=%s\nbody%d_table_name_px=%.1f,%.1f\n", b, name, b,
+                ui_text_width(a, name, a->ui_scale), column);
     }
     // The plots' legend: the bodies it lists, in order, and where it is.
     fprintf(out, "legend=");
@@ -168,6 +187,8 @@ void output_report(const app *a, FILE *out) {
     fprintf(out, "\nlegend_rect=%.0f,%.0f,%.0f,%.0f\n", a->legend_rect.x, a->legend_rect.y,
             a->legend_rect.w, a->legend_rect.h);
     fprintf(out, "pinned=%d\n", pinned);
+    fprintf(out, "tooltip=%s\n",
+            a->tooltip_body >= 0 ? a->scene.bodies[a->tooltip_body].label : "");
     fprintf(out, "blowups=%d\nnonfinite_frames=%ld\nload_errors=%d\n", blowups, a->nonfinite_frames,
             a->load_errors);
     fprintf(out, "message=%s\nmessage_shown=%d\n", a->message, a->message_shown);

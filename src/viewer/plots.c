@@ -6,7 +6,6 @@
 #include "app.h"
 
 #include <math.h>
-#include <string.h>
 
 #define WINDOW_S 10.0f
 // A 2D body's dashes: DASH_ON of every DASH_PERIOD pixels drawn (at scale 1).
@@ -232,31 +231,6 @@ static void pressure_plot(app *a, const plot_area *pa, bool first) {
     curves(a, pa, true, lo, hi);
 }
 
-// text into out (size bytes), shortened in the middle ("stanf...y.obj")
-// until it is at most max_w wide at scale s. Returns whether it was.
-static bool elide_middle(const app *a, const char *text, float s, float max_w, char *out,
-                         size_t size) {
-    const size_t len = strlen(text);
-    for (size_t keep = len;; keep--) {
-        // The first (keep + 1) / 2 characters and the last keep / 2.
-        const size_t head = (keep + 1) / 2, tail = keep / 2;
-        const bool cut = keep < len;
-        if (head + tail + (cut ? 3 : 0) < size) {
-            memcpy(out, text, head);
-            size_t n = head;
-            if (cut) {
-                memcpy(out + n, "...", 3);
-                n += 3;
-            }
-            memcpy(out + n, text + len - tail, tail);
-            out[n + tail] = '\0';
-            if (keep == 0 || ui_text_width(a, out, s) <= max_w) {
-                return cut;
-            }
-        }
-    }
-}
-
 // A line sample of body b's style from x0 to x1 at height y: two pixels thick.
 static void swatch(app *a, int b, float x0, float x1, float y, rgba color) {
     const float s = a->ui_scale;
@@ -296,7 +270,7 @@ static void legend_build(app *a, rect r, int columns, int rows) {
         swatch(a, b, x, x + sample, y + 4.0f * s, color);
         const float tx = x + sample + 4.0f * s;
         char label[sizeof a->scene.bodies[b].label];
-        elide_middle(a, a->scene.bodies[b].label, s, col_w - (tx - x) - pad, label, sizeof label);
+        ui_text_elide(a, a->scene.bodies[b].label, s, col_w - (tx - x) - pad, label, sizeof label);
         const float used = ui_text(a, tx, y, s, color, label);
         if (!plotted(a, b, true) && tx + used + ui_text_width(a, NO_PRESSURE, s) <= x + col_w) {
             ui_text(a, tx + used, y, s, dim, NO_PRESSURE);

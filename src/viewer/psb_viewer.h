@@ -34,7 +34,7 @@ typedef struct psb_viewer_config {
     bool realtime; ///< with frames or a script, still step by the wall clock (default: one dt
                    ///< per frame, so that runs are repeatable)
     double grab_k; ///< stiffness of the mouse's grab spring, N/m
-    double poke_speed;             ///< speed a poke gives the points it hits, m/s
+    double poke_speed;             ///< speed at which a poke's finger goes in, m/s
     psb_scene_config scene_config; ///< parameters, material, sizes of the scene
     bool integrator_given; ///< scene_config.params.integrator was chosen (--integrator): loaded
                            ///< models run with it too, instead of the implicit step
@@ -45,7 +45,7 @@ typedef struct psb_viewer_config {
 
 /// 1280 x 720, vsync, automatic MSAA (4x, but none on a software renderer), the default scene and
 /// the default repair with models fitted to the scene's sphere radius, grab spring 100 N/m, pokes
-/// at 4 m/s.
+/// going in at 4 m/s.
 psb_viewer_config psb_default_viewer_config(void);
 
 /// Opens the window and runs until it is closed (or config->frames are

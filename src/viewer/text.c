@@ -129,3 +129,32 @@ float ui_text(app *a, float x, float y, float s, rgba color, const char *text) {
     }
     return fmaxf(widest, pen);
 }
+
+bool ui_text_elide(const app *a, const char *text, float s, float max_w, char *out, size_t size) {
+    if (size == 0) {
+        return true;
+    }
+    const size_t len = strlen(text);
+    for (size_t keep = len;; keep--) {
+        // The first (keep + 1) / 2 characters and the last keep / 2.
+        const size_t head = (keep + 1) / 2, tail = keep / 2;
+        const bool cut = keep < len;
+        const size_t n = head + tail + (cut ? 3 : 0);
+        if (n < size) {
+            memcpy(out, text, head);
+            if (cut) {
+                memcpy(out + head, "...", 3);
+            }
+            memcpy(out + n - tail, text + len - tail, tail);
+            out[n] = '\0';
+            if (ui_text_width(a, out, s) <= max_w) {
+                return cut;
+            }
+        }
+        if (keep == 0) {
+            // Not even the dots fit: nothing at all.
+            out[0] = '\0';
+            return len > 0;
+        }
+    }
+}

@@ -292,12 +292,29 @@ static void status_panel(app *a) {
     }
 }
 
-// Top left of the 3D view: one row per body. Returns its right edge, pixels.
+// The body table's columns, in character cells of 6 px at scale 1 from its
+// left edge; the last is its right edge.
+static const float table_col[8] = {0.0f, 17.0f, 29.0f, 37.0f, 49.0f, 59.0f, 70.0f, 74.0f};
+
+float ui_table_name(const app *a, int b, char *out, size_t size) {
+    const float s = a->ui_scale, cw = 6.0f * s;
+    // The name column, less one cell of space before the next.
+    const float max_w = (table_col[1] - 1.0f) * cw;
+    ui_text_elide(a, a->scene.bodies[b].label, s, max_w, out, size);
+    return max_w;
+}
+
+// Top left of the 3D view: one row per body, a long name shortened in the
+// middle (the hover shows it whole). Returns its right edge, pixels.
 static float body_table(app *a) {
     const float s = a->ui_scale, pad = 6.0f * s, lh = LINE * s;
     const float x = a->view3d.x + pad, y0 = a->view3d.y + pad;
-    const float col[8] = {0.0f, 17.0f, 29.0f, 37.0f, 49.0f, 59.0f, 70.0f, 74.0f};
+    const float *col = table_col;
     const float cw = 6.0f * s;
+    // The row whose shortened name is under the cursor, if any.
+    const float cx = (float)(a->win_w > 0 ? a->cursor_x * a->fb_w / a->win_w : a->cursor_x);
+    const float cy = (float)(a->win_h > 0 ? a->cursor_y * a->fb_h / a->win_h : a->cursor_y);
+    a->tooltip_body = -1;
     panel(a, x - pad * 0.5f, y0 - pad * 0.5f, col[7] * cw + pad,
           (float)(a->scene.body_count + 1) * lh + pad, 0.6f);
     const char *heads[7] = {"body", "V", "V/V0", "P", "E (J)", "shape", "pins"};
@@ -311,8 +328,12 @@ static float body_table(app *a) {
         const float *c = a->scene.bodies[b].color;
         const rgba bc = rgba_f(c[0], c[1], c[2], 1.0f);
         char t[TEXT_MAX];
-        snprintf(t, sizeof t, "%.16s", a->scene.bodies[b].label);
+        const float name_w = ui_table_name(a, b, t, sizeof t);
         ui_text(a, x, y, s, bc, t);
+        if (strcmp(t, a->scene.bodies[b].label) != 0 && cx >= x && cx < x + name_w && cy >= y &&
+            cy < y + lh) {
+            a->tooltip_body = b;
+        }
         if (psb_body_get_kind(a->scene.world, b) == PSB_CLOTH) {
             ui_text(a, x + col[1] * cw, y, s, dim, "cloth: no gas");
         } else {
@@ -378,13 +399,28 @@ static void footer(app *a) {
     }
 }
 
+// The whole name of the body under the cursor in the table, over its
+// shortened one (drawn over the other panels).
+static void name_tooltip(app *a) {
+    const int b = a->tooltip_body;
+    if (b < 0) {
+        return;
+    }
+    const float s = a->ui_scale, pad = 6.0f * s, lh = LINE * s;
+    const float x = a->view3d.x + pad, y = a->view3d.y + pad + (float)(b + 1) * lh;
+    const char *name = a->scene.bodies[b].label;
+    panel(a, x - 0.5f * pad, y - 0.25f * pad, ui_text_width(a, name, s) + pad, lh, 0.95f);
+    const float *c = a->scene.bodies[b].color;
+    ui_text(a, x, y, s, rgba_f(c[0], c[1], c[2], 1.0f), name);
+}
+
 static void help_overlay(app *a) {
     static const char *const rows[][2] = {
         {"MOUSE, 3D VIEW (RIGHT)", ""},
         {"left drag on a body", "grab the point under the cursor and pull it"},
         {"left drag on a pinned point", "move its pin"},
         {"left drag elsewhere", "orbit the camera"},
-        {"shift+left or right click", "poke a body: an impulse into its surface"},
+        {"shift+left or right click", "poke a body: a finger pushed in (held while pressed)"},
         {"right or middle drag", "pan"},
         {"wheel", "zoom"},
         {"MOUSE, 2D VIEW (LEFT)", ""},
@@ -468,5 +504,7 @@ void ui_build(app *a) {
     a->ui_text_top = a->ui_text.count;
     if (a->help) {
         help_overlay(a);
+    } else {
+        name_tooltip(a);
     }
 }

@@ -634,6 +634,93 @@ orbit_rate)
         'BEGIN { d = a / 1.2 - b; exit !(d < 1e-4 && d > -1e-4) }' ||
         fail "a wheel step zoomed from $distance0 to $(get camera_distance "$tmp/report")"
     ;;
+frame_models)
+    # A loaded model is framed where it comes to rest: its box fills 50-75 %
+    # of the 3D view's height or width and lies inside the view. The rocker
+    # arm, longer along z than wide, is seen from its side (yaw 90 degrees),
+    # not end-on; Z frames it so again after an orbit and a zoom.
+    framed() {
+        grep -E '^(camera|bodies3d)' "$tmp/report"
+        awk -F'[=,]' '/^bodies3d_cover=/ { c = $2 }
+            /^bodies3d_ndc=/ { inside = $2 > -0.98 && $3 > -0.98 && $4 < 0.98 && $5 < 0.98 }
+            END { exit !(c >= 0.5 && c <= 0.75 && inside) }' "$tmp/report" ||
+            fail "$1: the model's box covers $(get bodies3d_cover "$tmp/report") of the view at $(get bodies3d_ndc "$tmp/report")"
+    }
+    rocker="$data/../../meshes/rocker-arm.obj"
+    view 120 "$rocker"
+    expect camera_yaw 1.570796 "$tmp/report"
+    expect camera_pitch 0.500000 "$tmp/report"
+    framed "the rocker arm on load"
+    sane
+    # A cube is as deep as wide: seen from the front, and so again after
+    # an orbit, a zoom and Z.
+    cat >"$tmp/script" <<'END'
+100 mouse_move 1250 480
+101 mouse_down left
+102 mouse_move_by 80 40
+103 mouse_up left
+104 scroll -3
+140 key Z
+END
+    view 150 "$data/box.obj" --input-script "$tmp/script"
+    expect camera_yaw 0.000000 "$tmp/report"
+    expect camera_pitch 0.500000 "$tmp/report"
+    framed "the box after Z"
+    ;;
+table_names)
+    # A name too long for the body table's column is shortened in the middle,
+    # both ends kept, within the column; the cursor on it shows it whole.
+    long="$tmp/a-model-with-a-rather-long-name.obj"
+    cp "$data/box.obj" "$long"
+    printf '10 mouse_move 560 54
+' >"$tmp/script"
+    view 20 "$long" --input-script "$tmp/script"
+    grep -E '^(body1_table|tooltip)' "$tmp/report"
+    name=$(get body1_table_name "$tmp/report")
+    case $name in
+    a-model*...*.obj) ;;
+    *) fail "the table shows '$name', not a-model...obj" ;;
+    esac
+    awk -F'[=,]' '/^body1_table_name_px=/ { exit !($2 <= $3 && $2 > 0.8 * $3) }' "$tmp/report" ||
+        fail "the name does not fill its column: $(get body1_table_name_px "$tmp/report")"
+    expect tooltip a-model-with-a-rather-long-name.obj "$tmp/report"
+    # Names that fit are shown whole, and without the cursor on them no tooltip.
+    expect body0_table_name "ring (2D)" "$tmp/report"
+    view 5 "$long"
+    expect tooltip "" "$tmp/report"
+    ;;
+poke_dent)
+    # A right click dents each body of the default scene by at least a tenth
+    # of its mean radius (the finger stays 0.3 s); with gravity off, so that
+    # no bounce blurs it, the dent is gone (below 3 %) 1.5 s after, under
+    # the scenes' bdf2, implicit and symplectic.
+    dented() { # dented WHAT [bounce]: dent_max >= 0.1, and dent < 0.03 unless bouncing
+        awk -F= -v held="${2:-}" '/^poke_dent=/ { d = $2 } /^poke_dent_max=/ { m = $2 }
+            END { exit !(m >= 0.1 && (held == "bounce" || d < 0.03)) }' "$tmp/report" ||
+            fail "$1: dent $(get poke_dent_max "$tmp/report") at most, $(get poke_dent "$tmp/report") at the end"
+    }
+    for integrator in bdf2 implicit symplectic; do
+        for b in 0 1 2 3; do
+            printf '1 key G
+120 mouse_move_body %s
+121 click right
+' "$b" >"$tmp/script"
+            view 230 --integrator "$integrator" --input-script "$tmp/script"
+            echo "$integrator, body $b: $(grep '^poke_dent' "$tmp/report" | tr '\n' ' ')"
+            expect poke_body "$b" "$tmp/report"
+            dented "$integrator, body $b"
+            sane
+        done
+    done
+    # With gravity, as the scene runs: at least a tenth too.
+    for b in 0 1 2 3; do
+        printf '150 mouse_move_body %s
+151 click right
+' "$b" >"$tmp/script"
+        view 175 --input-script "$tmp/script"
+        dented "body $b with gravity" bounce
+    done
+    ;;
 *)
     echo "viewer_test.sh: unknown test '$test_name'" >&2
     exit 2
