@@ -357,7 +357,7 @@ static const psb_option run_table[] = {
      .offset = SIM_FIELD(substeps),
      .meta = "N|auto",
      .help = "integration sub-steps per world step; auto: 20, or more when the bodies' "
-             "stability estimate needs them (up to 10000); with implicit, 1",
+             "stability estimate needs them (up to 10000); with implicit or bdf2, 1",
      .parse = parse_substeps,
      .show = show_substeps},
     {.name = "tol",
@@ -365,7 +365,7 @@ static const psb_option run_table[] = {
      .offset = SIM_FIELD(params.solver_tol),
      .meta = "X",
      .unit = "m/s",
-     .help = "implicit: a step is solved when its last Newton step changed no point's "
+     .help = "implicit, bdf2: a step is solved when its last Newton step changed no point's "
              "velocity by more than X",
      .min = 0,
      .max = INFINITY,
@@ -374,7 +374,7 @@ static const psb_option run_table[] = {
      .type = PSB_OPT_INT,
      .offset = SIM_FIELD(params.solver_iterations),
      .meta = "N",
-     .help = "implicit: the most conjugate-gradient iterations per sub-step of one body",
+     .help = "implicit, bdf2: the most conjugate-gradient iterations per sub-step of one body",
      .min = 1,
      .max = 100000},
     {.name = "blowup-size",

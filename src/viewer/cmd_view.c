@@ -183,7 +183,7 @@ static const psb_option view_table[] = {
      .offset = VIEW_FIELD(substeps),
      .meta = "N|auto",
      .help = "sub-steps per world step; auto: 20, or more if the bodies' stability estimate "
-             "needs them; with implicit, 1",
+             "needs them; with implicit or bdf2, 1",
      .parse = parse_substeps,
      .show = show_substeps},
     {.name = "tol",
@@ -191,7 +191,7 @@ static const psb_option view_table[] = {
      .offset = VIEW_FIELD(config.scene_config.params.solver_tol),
      .meta = "X",
      .unit = "m/s",
-     .help = "implicit: a step is solved when its last Newton step changed no point's "
+     .help = "implicit, bdf2: a step is solved when its last Newton step changed no point's "
              "velocity by more than X",
      .min = 0,
      .max = INFINITY,
@@ -200,7 +200,7 @@ static const psb_option view_table[] = {
      .type = PSB_OPT_INT,
      .offset = VIEW_FIELD(config.scene_config.params.solver_iterations),
      .meta = "N",
-     .help = "implicit: the most conjugate-gradient iterations per sub-step of one body",
+     .help = "implicit, bdf2: the most conjugate-gradient iterations per sub-step of one body",
      .min = 1,
      .max = 100000},
     {.name = "threads",
