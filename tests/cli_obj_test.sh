@@ -76,8 +76,8 @@ expect_small() {
     fi
 }
 
-topology_keys="vertices faces edges border_edges holes nonmanifold_edges components genus volume
-    closed euler oriented orientation_conflicts unused_vertices"
+topology_keys="vertices faces edges border_edges holes nonmanifold_edges pinched_vertices
+    components genus volume closed euler oriented orientation_conflicts unused_vertices"
 repair_keys="welded unused_dropped degenerate_dropped duplicates_dropped faces_flipped
     components_flipped holes_filled fill_triangles obj_lines obj_vertices obj_faces obj_polygons"
 timing_keys="parse_ms repair_ms check_ms total_ms"
@@ -196,6 +196,24 @@ expect_value welded 0 "--no-weld welds nothing"
 run info "$tmp/two_cubes.obj"
 expect_status 0 "info on two cubes"
 expect_value components 2 "two_cubes.obj"
+expect_value pinched_vertices 0 "two_cubes.obj"
+
+# Two cubes that touch at one corner, (1,1,1) of the first the (0,0,0) of
+# the second, welded there: one component with a pinched vertex, where the
+# two fans of faces meet. Its Euler characteristic is 2 + 2 - 1 = 3, odd;
+# split at the pinch it is two spheres, genus 0.
+{
+    printf '%s\n%s\n' "$cube_vertices" "$cube_faces"
+    echo "$cube_vertices" | awk '{ print $1, $2 + 1, $3 + 1, $4 + 1 }'
+    echo "$cube_faces" | awk '{ print $1, $2 + 8, $3 + 8, $4 + 8, $5 + 8 }'
+} >"$tmp/corner_cubes.obj"
+run info "$tmp/corner_cubes.obj"
+expect_status 0 "info on two cubes touching at a corner"
+expect_value components 1 "corner_cubes.obj: one component"
+expect_value pinched_vertices 1 "corner_cubes.obj: the shared corner is pinched"
+expect_value euler 3 "corner_cubes.obj: V - E + F"
+expect_value genus 0 "corner_cubes.obj: two spheres once split at the pinch"
+expect_value closed yes "corner_cubes.obj"
 
 run info "$tmp/bad_index.obj"
 expect_status 2 "info on a file with a bad index"
@@ -439,6 +457,14 @@ else
     done
     run info "$REAL/rocker-arm.obj"
     expect_value genus 1 "rocker-arm.obj has a hole through it"
+    expect_value pinched_vertices 0 "rocker-arm.obj"
+    # The cow: closed and oriented, but with an odd Euler characteristic
+    # (1), from one vertex where two fans of faces meet: a pinch, not a
+    # genus of -1.
+    run info "$REAL/cow.obj"
+    expect_value euler 1 "cow.obj"
+    expect_value pinched_vertices 1 "cow.obj has a pinched vertex"
+    expect_value genus 0 "cow.obj split at its pinch is a sphere"
 
     for name in teapot stanford-bunny; do
         run info "$REAL/$name.obj"

@@ -55,8 +55,17 @@ expect_one_error_line "unknown command"
 
 # ---- psb sim --help: every option, each with its unit and default
 
+# unwrap_help: the last run's help with each option's wrapped lines joined
+# into one, so that one pattern finds an option's text, range and default.
+unwrap_help() {
+    awk '/^                  / { sub(/^ +/, " "); line = line $0; next }
+        { if (NR > 1) print line; line = $0 } END { print line }' "$tmp/out" >"$tmp/unwrapped"
+    mv "$tmp/unwrapped" "$tmp/out"
+}
+
 run sim --help
 expect_status 0 "psb sim --help"
+unwrap_help
 for option in shape points subdiv radius columns rows mass ks kd nrt p0 gravity dt substeps \
     time steps integrator floor no-floor restitution friction inflate-time gravity-waits \
     mass-by-area height walls sphere csv csv-every summary scene shape-k shape-damping wind \
@@ -75,6 +84,12 @@ expect_in "$tmp/out" '\(m/s; default 0,0,0\)' "--wind shows its unit and default
 expect_in "$tmp/out" '^  --wind-drag .*kg/\(m' "--wind-drag shows its unit"
 expect_in "$tmp/out" 'default, pressure, shape, flag, planets or ring' "--scene lists the scenes"
 expect_in "$tmp/out" 'ring\|icosphere\|uvsphere\|box\|torus\|cloth' "--shape lists cloth"
+# Each number's range, from the core's table for the physics options.
+expect_in "$tmp/out" '^  --ks .*\[0, 1e12\] \(N/m; default' "--ks shows its range"
+expect_in "$tmp/out" '^  --mass .*\[1e-6, 1e6\] \(kg; default' "--mass shows its range"
+expect_in "$tmp/out" '^  --dt .*\[1e-9, 1\] \(s; default' "--dt shows its range"
+expect_in "$tmp/out" '^  --wind .*each in \[-1000, 1000\] \(m/s; default' "--wind shows its range"
+expect_in "$tmp/out" '^  --radius .*\[0.001, 10000\] \(m; default' "--radius shows its range"
 
 run sim -h
 expect_status 0 "psb sim -h"
@@ -174,11 +189,14 @@ EOF
 # --blowup-size widens the blow-up guard: 1e4 J of gas in soft springs
 # blows a ball up to tens of metres within a second, a "blow-up" every step
 # for the default guard of one body diameter, none for 100.
+# A run that ended in blow-ups says so in its exit status, 3.
 run sim --ks 1 --nrt 10000 --integrator implicit --time 0.5 --summary
-expect_status 0 "psb sim --ks 1 --nrt 10000"
+expect_status 3 "psb sim --ks 1 --nrt 10000 blows up"
 checks=$((checks + 1))
 [ "$(value blowups)" -gt 0 ] 2>/dev/null ||
     fail "soft and full of gas: the default guard should reset it (blowups=$(value blowups))"
+expect_in "$tmp/err" "blow-ups? detected and recovered from \(exit status 3\)" \
+    "a run with blow-ups says so on stderr"
 run sim --ks 1 --nrt 10000 --integrator implicit --time 0.5 --blowup-size 100 --summary
 expect_status 0 "psb sim --ks 1 --nrt 10000 --blowup-size 100"
 expect_value blowups 0 "--blowup-size 100: no blow-up"
@@ -186,6 +204,176 @@ expect_value blowups 0 "--blowup-size 100: no blow-up"
 # An unknown scene: the error line lists the scenes there are.
 run sim --scene nosuch
 expect_in "$tmp/err" "default, pressure, shape, flag, planets or ring" "--scene nosuch lists the scenes"
+
+# ---- hostile values: every option of sim, bench, info and view
+#
+# Each option (read from the command's --help, so that a new one is in too;
+# files and folders aside) with values a script or a typo can give. Each run
+# must either be refused (exit 2, one line naming the option and what it
+# expected) or finish with finite figures: exit 0, or 3 after blow-ups
+# (never 0 with a blow-up on stderr), no nan or inf in what it prints.
+
+hostile_values="nan inf -inf 1e308 -1e308 1e-320 0 -0 0x10 1e 1e999"
+
+# options_of COMMAND: the command's options that take a number or a name.
+options_of() {
+    "$PSB" "$1" --help | sed -n 's/^  --\([a-z0-9-]*\) \([^ ]*\).*/\1 \2/p' |
+        awk '$2 != "FILE" && $2 != "DIR" { print $1 }'
+}
+
+# flags_of COMMAND: the command's options that take no value.
+flags_of() {
+    "$PSB" "$1" --help | sed -n 's/^  --\([a-z0-9-]*\)$/\1/p; s/^  --\([a-z0-9-]*\)  .*/\1/p'
+}
+
+# expect_hostile_handled COMMAND OPTION ARGS...: runs psb COMMAND ARGS and
+# checks what it did with OPTION's value as above.
+expect_hostile_handled() {
+    cmd=$1 opt=$2
+    shift 2
+    what="psb $cmd $*"
+    if [ "$cmd" = view ]; then
+        # No display: an accepted value gets as far as opening the window.
+        env -u DISPLAY -u WAYLAND_DISPLAY "$PSB" view "$@" >"$tmp/out" 2>"$tmp/err"
+    else
+        "$PSB" "$cmd" "$@" >"$tmp/out" 2>"$tmp/err"
+    fi
+    status=$?
+    checks=$((checks + 1))
+    if [ "$status" -eq 2 ] && ! grep -q "no display" "$tmp/err"; then
+        if [ "$(wc -l <"$tmp/err")" -ne 1 ] || [ -s "$tmp/out" ] ||
+            ! grep -q -- "--$opt" "$tmp/err" ||
+            ! grep -Eq "expected|needs|cannot be used|takes no value" "$tmp/err"; then
+            fail "$what: refused without one line naming --$opt and what it expected:" \
+                "$(head -c 300 "$tmp/err")"
+        fi
+        return
+    fi
+    if [ "$cmd" = view ]; then
+        [ "$status" -lt 128 ] || fail "$what: crashed (status $status)"
+        return
+    fi
+    if grep -Eiq '(^|[=, (])[-+]?(nan|inf)' "$tmp/out"; then
+        fail "$what: a non-finite figure: $(grep -Ei 'nan|inf' "$tmp/out" | head -n 3 | tr '\n' ' ')"
+    elif [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
+        fail "$what: exit status $status: $(head -c 300 "$tmp/err")"
+    elif [ "$status" -eq 0 ] && grep -q "blew up" "$tmp/err"; then
+        fail "$what: exit status 0 after a blow-up"
+    elif [ "$status" -eq 3 ] && ! grep -q "blew up" "$tmp/err"; then
+        fail "$what: exit status 3 without a blow-up"
+    fi
+}
+
+# The base arguments of each command: a short run, so that an accepted value
+# finishes at once. The option under test comes last, so that it wins.
+base_sim="--steps 3 --subdiv 1 --summary"
+commands="sim bench info"
+if "$PSB" --help | grep -q '^  view '; then
+    commands="$commands view"
+fi
+for cmd in $commands; do
+    case $cmd in
+    sim) base=$base_sim ;;
+    bench) base="--scene icosphere-3 --steps 2 --repeats 1 --format kv" ;;
+    view) base="--frames 1" ;;
+    *) base="" ;;
+    esac
+    for opt in $(options_of "$cmd"); do
+        case "$cmd $opt" in
+        "sim time") args="--subdiv 1 --summary" ;; # --time and --steps exclude each other
+        *) args=$base ;;
+        esac
+        for value in $hostile_values ""; do
+            # shellcheck disable=SC2086 # the base arguments are split on purpose
+            expect_hostile_handled "$cmd" "$opt" $args "--$opt=$value"
+        done
+    done
+    for flag in $(flags_of "$cmd"); do
+        # shellcheck disable=SC2086
+        expect_hostile_handled "$cmd" "$flag" $base "--$flag=1"
+    done
+done
+# Each number of a vector option.
+for value in $hostile_values; do
+    for args in "--wind $value,0,0" "--wind 0,0,$value" "--walls $value,-1,-1,1,1,1" \
+        "--walls -1,-1,-1,1,1,$value" "--sphere $value,0,0,0.5" "--sphere 0,0,0,$value"; do
+        opt=${args%% *}
+        # shellcheck disable=SC2086
+        expect_hostile_handled sim "${opt#--}" $base_sim $args
+    done
+done
+
+# The refusals name the range, with its unit.
+while read -r name range args; do
+    # shellcheck disable=SC2086 # the arguments are split on purpose
+    run $args
+    expect_status 2 "psb $args" && expect_one_error_line "psb $args" &&
+        expect_in "$tmp/err" "--$name: expected .*$range.*, got" "psb $args names the range"
+done <<'EOF2'
+mass from.1e-6.to.1e6.in.kg sim --mass 1e308
+nrt from.0.to.1e12.in.J sim --nrt 1e308
+dt from.1e-9.to.1.in.s sim --dt 1e308 --steps 30
+ks from.0.to.1e12.in.N/m sim --ks 1e-320
+kd from.0.to.1e9 sim --kd 1e20
+p0 from.-1e9.to.1e9.in.Pa sim --p0 1e308
+gravity from.-1000.to.1000 sim --gravity 1e308
+sphere 0.001.*10000 sim --sphere 0,0,0,1e308
+walls from.-10000.to.10000.in.m sim --walls 0,0,0,1e308,1,1
+radius from.0.001.to.10000.in.m sim --radius 1e308
+radius from.0.001.to.10000.in.m info --radius 1e308
+dt from.1e-9.to.1.in.s sim --dt 0x10
+damping from.0.to.1e9 bench --damping 1e308
+tol from.1e-15.to.1000.in.m/s bench --tol 1e308
+EOF2
+
+# In-range extremes, the explicit and the implicit way: finite figures,
+# exit 0 or, after blow-ups, 3; the stable-limit advice a finite number.
+for integrator in symplectic bdf2; do
+    while read -r args; do
+        opt=${args%% *}
+        # shellcheck disable=SC2086 # the arguments are split on purpose
+        expect_hostile_handled sim "${opt#--}" $base_sim --integrator $integrator $args
+        checks=$((checks + 1))
+        # (A blow-up's report says that a point "became NaN or infinite".)
+        if sed 's/became NaN or infinite//' "$tmp/err" |
+            grep -Eiq '(^|[ (])[-+]?(nan|inf)([^a-z]|$)'; then
+            fail "psb sim $args: a non-finite figure on stderr: $(head -c 300 "$tmp/err")"
+        fi
+    done <<'EOF2'
+--mass 1e-6
+--mass 1e6
+--ks 1e12
+--ks 1e-300
+--kd 1e9
+--nrt 1e12
+--p0 1e9
+--p0 -1e9
+--gravity -1000
+--dt 1e-9
+--dt 1 --substeps 10000
+--wind 1000,-1000,1000 --wind-drag 1e6 --wind-turbulence 1000
+--friction 1e6 --restitution 1
+--shape-k 1e12 --shape-damping 1e6 --mass 1e-6
+--radius 1e-3 --mass 1e6 --ks 1e12 --nrt 1e12
+--radius 1e4 --mass 1e-6 --ks 1e12 --kd 1e9
+--tol 1e-15 --iterations 100000
+--tol 1e3
+--sphere 0,1.5,0,1e4 --walls -1e4,-1e4,-1e4,1e4,1e4,1e4
+--floor -1e4 --height 1e4 --gravity 1000
+--inflate-time 1e6 --blowup-size 0.01
+--blowup-size 1e6 --nrt 1e12 --ks 0
+EOF2
+done
+run sim --steps 1 --integrator symplectic --ks 1e6 --substeps 20
+expect_in "$tmp/err" "stable limit [0-9.e-]+ s .*try --substeps [0-9]+ or more" \
+    "the advice for a stiff body is a finite count of sub-steps"
+run sim --steps 1 --integrator symplectic --ks 1e12
+expect_in "$tmp/err" "it would take [0-9.e+]+ sub-steps, past the limit of 10000" \
+    "the advice past the limit is a finite count of sub-steps"
+
+run sim --help
+expect_in "$tmp/out" "^Exit status: 0 when the run finished without blow-ups; 3 when" \
+    "psb sim --help documents the exit status after blow-ups"
 
 run sim stray
 expect_status 2 "stray argument"
@@ -396,8 +584,8 @@ awk -v y="$(value min_y)" 'BEGIN { exit !(y < -3.5) }' ||
 
 run info --shape icosphere --subdiv 2
 expect_status 0 "psb info icosphere"
-expect_keys "psb info" vertices faces edges border_edges holes nonmanifold_edges components \
-    genus volume closed euler oriented orientation_conflicts unused_vertices
+expect_keys "psb info" vertices faces edges border_edges holes nonmanifold_edges pinched_vertices \
+    components genus volume closed euler oriented orientation_conflicts unused_vertices
 expect_value vertices 162 "icosphere level 2"
 expect_value faces 320 "icosphere level 2"
 expect_value edges 480 "icosphere level 2"

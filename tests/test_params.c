@@ -585,6 +585,188 @@ static void test_mass_by_area(void) {
     psb_world_destroy(w);
 }
 
+// ---- the table of parameters and their ranges (psb_param_table)
+
+// The message names `field` (body fields as "body.<field>" in the world's
+// parameters) and the params were left as they were.
+static void expect_refused_value(const psb_param_info *info, int component, double value) {
+    psb_params p = psb_default_params();
+    const psb_params before = p;
+    psb_error err;
+    memset(&err, 0, sizeof err);
+    CHECK(!psb_param_in_range(info, value), "%s: %g is in range", info->name, value);
+    CHECK(psb_param_set(&p, info, component, value, &err) == PSB_ERR_INVALID, "%s: set %g accepted",
+          info->name, value);
+    CHECK(strstr(err.message, info->field) != NULL && strstr(err.message, "expected") != NULL,
+          "%s: set %g: message \"%s\" names neither the field nor the range", info->name, value,
+          err.message);
+    CHECK(memcmp(&p, &before, sizeof p) == 0, "%s: a refused set %g changed the params", info->name,
+          value);
+    // The same value written straight into the struct: validate refuses it
+    // through the table, naming the field.
+    if (info->type == PSB_PARAM_REAL) {
+        double *field =
+            (double *)((char *)(info->place == PSB_PARAM_BODY ? (void *)&p.body : (void *)&p) +
+                       info->offset);
+        field[info->count == 3 ? component : 0] = value;
+        memset(&err, 0, sizeof err);
+        CHECK(psb_params_validate(&p, &err) == PSB_ERR_INVALID, "%s = %g: validate accepted",
+              info->field, value);
+        CHECK(strstr(err.message, info->field) != NULL, "%s = %g: message \"%s\"", info->field,
+              value, err.message);
+        if (info->place == PSB_PARAM_BODY) {
+            CHECK(strstr(err.message, "body.") == err.message,
+                  "%s = %g: the world's message \"%s\" does not say body.", info->field, value,
+                  err.message);
+            CHECK(psb_body_params_validate(&p.body, NULL) == PSB_ERR_INVALID,
+                  "%s = %g: body validate accepted", info->field, value);
+        }
+    }
+}
+
+static void test_param_table(void) {
+    int count = 0;
+    const psb_param_info *table = psb_param_table(&count);
+    CHECK(table != NULL && count > 0, "no table (%d entries)", count);
+    CHECK(psb_param_table(NULL) == table, "the table moved");
+    const psb_params defaults = psb_default_params();
+    for (int i = 0; i < count; i++) {
+        const psb_param_info *e = &table[i];
+        CHECK(e->name && e->name[0] && e->field && e->field[0] && e->unit && e->help && e->help[0],
+              "entry %d lacks a name, field, unit or help", i);
+        for (int j = 0; j < i; j++) {
+            CHECK(strcmp(e->name, table[j].name) != 0 && strcmp(e->field, table[j].field) != 0,
+                  "%s: named twice", e->name);
+        }
+        CHECK(psb_param_find(e->name) == e && psb_param_find(e->field) == e,
+              "%s: psb_param_find(\"%s\") or (\"%s\") does not find it", e->name, e->name,
+              e->field);
+        // Finite ranges, typical spans inside them, and room for a slider.
+        CHECK(isfinite(e->min) && isfinite(e->max) && e->min < e->max, "%s: range %g .. %g",
+              e->name, e->min, e->max);
+        CHECK(e->typical_min >= e->min && e->typical_max <= e->max &&
+                  e->typical_min < e->typical_max,
+              "%s: typical %g .. %g outside %g .. %g", e->name, e->typical_min, e->typical_max,
+              e->min, e->max);
+        CHECK(e->scale != PSB_SCALE_LOG || e->typical_min > 0.0, "%s: a log scale from %g", e->name,
+              e->typical_min);
+        CHECK(e->count == 1 || (e->count == 3 && e->type == PSB_PARAM_REAL), "%s: count %d",
+              e->name, e->count);
+        CHECK((e->type == PSB_PARAM_CHOICE) == (e->choice != NULL), "%s: choice names", e->name);
+        // The default is in range, and what get reads is the field itself.
+        for (int c = 0; c < e->count; c++) {
+            const double value = psb_param_get(&defaults, e, c);
+            CHECK(psb_param_in_range(e, value), "%s: the default %g is out of range", e->name,
+                  value);
+            if (e->place == PSB_PARAM_BODY) {
+                CHECK(psb_body_param_get(&defaults.body, e, c) == value,
+                      "%s: body get %g, world get %g", e->name,
+                      psb_body_param_get(&defaults.body, e, c), value);
+            }
+        }
+        // Both ends (when closed) are accepted, set and read back, and the
+        // result validates.
+        for (int c = 0; c < e->count; c++) {
+            const double ends[2] = {e->min, e->max};
+            const bool open[2] = {e->min_open, e->max_open};
+            for (int k = 0; k < 2; k++) {
+                psb_params p = psb_default_params();
+                psb_error err;
+                if (open[k]) {
+                    expect_refused_value(e, c, ends[k]);
+                    continue;
+                }
+                CHECK(psb_param_set(&p, e, c, ends[k], &err) == PSB_OK, "%s = %g refused: %s",
+                      e->name, ends[k], err.message);
+                CHECK(psb_param_get(&p, e, c) == ends[k], "%s: set %g, got %g back", e->name,
+                      ends[k], psb_param_get(&p, e, c));
+                CHECK(psb_params_validate(&p, &err) == PSB_OK, "%s = %g: %s", e->name, ends[k],
+                      err.message);
+            }
+            // Beyond the ends, the extremes of a double, and no number at all.
+            const double span = e->max - e->min;
+            const double bad[] = {
+                e->min - 0.5 * span, e->max + 0.5 * span, 1e308, -1e308, NAN_, INF_, -INF_};
+            for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+                expect_refused_value(e, c, bad[k]);
+            }
+            // A subnormal number holds no precision: refused even where 0 is allowed.
+            if (e->min <= 0.0 && e->max > 0.0) {
+                expect_refused_value(e, c, 1e-320);
+            }
+            if (e->type != PSB_PARAM_REAL) {
+                expect_refused_value(e, c, 0.5 * (e->min + e->max) + 0.25);
+            }
+        }
+    }
+    CHECK(psb_param_find("no-such-thing") == NULL && psb_param_find(NULL) == NULL,
+          "psb_param_find finds what is not there");
+
+    // Every number of psb_params and psb_body_params that a user may set.
+    const char *fields[] = {
+        "dt",           "substeps",        "integrator",     "gravity",    "floor_y",
+        "walls_min",    "walls_max",       "restitution",    "friction",   "blowup_size",
+        "wind",         "wind_turbulence", "threads",        "solver_tol", "solver_iterations",
+        "mass",         "spring_k",        "spring_damping", "gas_nrt",    "outside_pressure",
+        "inflate_time", "shape_k",         "shape_damping",  "wind_drag"};
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+        CHECK(psb_param_find(fields[k]) != NULL, "no entry for %s", fields[k]);
+    }
+    CHECK(count == (int)(sizeof fields / sizeof fields[0]), "%d entries, expected %d", count,
+          (int)(sizeof fields / sizeof fields[0]));
+
+    // The ranges in words, as the messages and the command line give them.
+    const struct {
+        const char *name;
+        const char *words;
+    } described[] = {
+        {"ks", "a number from 0 to 1e12 in N/m"},
+        {"mass", "a number from 1e-6 to 1e6 in kg"},
+        {"substeps", "an integer from 1 to 10000"},
+        {"integrator", "one of euler, symplectic, heun, rk4, verlet, implicit or bdf2"},
+        {"restitution", "a number from 0 to 1"},
+    };
+    for (size_t k = 0; k < sizeof described / sizeof described[0]; k++) {
+        char words[256];
+        psb_param_describe_range(psb_param_find(described[k].name), words, sizeof words);
+        CHECK(strcmp(words, described[k].words) == 0, "%s: \"%s\", expected \"%s\"",
+              described[k].name, words, described[k].words);
+    }
+    const struct {
+        double value;
+        const char *text;
+    } formatted[] = {{1e12, "1e12"}, {1e-6, "1e-6"}, {0.001, "0.001"},
+                     {200, "200"},   {-1e9, "-1e9"}, {1e-100, "1e-100"}};
+    for (size_t k = 0; k < sizeof formatted / sizeof formatted[0]; k++) {
+        char text[48];
+        psb_param_format(formatted[k].value, text, sizeof text);
+        CHECK(strcmp(text, formatted[k].text) == 0, "%g formats as \"%s\", expected \"%s\"",
+              formatted[k].value, text, formatted[k].text);
+    }
+
+    // Get and set by entry: a vector's components, an int, an enum, a body field.
+    psb_params p = psb_default_params();
+    const psb_param_info *wind = psb_param_find("wind");
+    CHECK(psb_param_set(&p, wind, 2, -7.5, NULL) == PSB_OK && p.wind.z == -7.5 && p.wind.x == 0.0,
+          "wind.z set to %g", p.wind.z);
+    CHECK(psb_param_set(&p, psb_param_find("substeps"), 0, 42, NULL) == PSB_OK && p.substeps == 42,
+          "substeps set to %d", p.substeps);
+    CHECK(psb_param_set(&p, psb_param_find("integrator"), 0, PSB_RK4, NULL) == PSB_OK &&
+              p.integrator == PSB_RK4,
+          "integrator set to %d", (int)p.integrator);
+    CHECK(psb_param_set(&p, psb_param_find("kd"), 0, 3.5, NULL) == PSB_OK &&
+              p.body.spring_damping == 3.5,
+          "kd set to %g", p.body.spring_damping);
+    psb_body_params b = psb_default_body_params();
+    CHECK(psb_body_param_set(&b, psb_param_find("nrt"), 0, 250.0, NULL) == PSB_OK &&
+              b.gas_nrt == 250.0 && psb_body_param_get(&b, psb_param_find("nrt"), 0) == 250.0,
+          "nrt set to %g", b.gas_nrt);
+    CHECK(psb_body_param_set(&b, psb_param_find("mass"), 0, 0.0, NULL) == PSB_ERR_INVALID &&
+              b.mass == 1.0,
+          "mass 0 accepted (mass now %g)", b.mass);
+    CHECK(psb_params_validate(&p, NULL) == PSB_OK, "params set through the table refused");
+}
+
 int main(void) {
     test_defaults();
     test_integrator_names();
@@ -593,5 +775,6 @@ int main(void) {
     test_bad_defs();
     test_set_params_applies();
     test_mass_by_area();
+    test_param_table();
     return check_done("test_params");
 }

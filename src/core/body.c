@@ -68,7 +68,7 @@ static psb_status check_indices(const int *items, int count, int per, int n, con
     return PSB_OK;
 }
 
-static psb_status check_def(const psb_body_def *def, psb_error *err) {
+psb_status psb_body_def_validate(const psb_body_def *def, psb_error *err) {
     if (def->kind != PSB_RING && def->kind != PSB_SHELL && def->kind != PSB_CLOTH) {
         return psb_error_set(err, PSB_ERR_INVALID,
                              "kind: expected PSB_RING, PSB_SHELL or PSB_CLOTH, got %d",
@@ -331,7 +331,7 @@ void body_unpublish(psb_body *b) {
 psb_body *body_create(const psb_body_def *def, const psb_params *world_params, double time,
                       psb_error *err) {
     (void)world_params;
-    if (check_def(def, err) != PSB_OK) {
+    if (psb_body_def_validate(def, err) != PSB_OK) {
         return NULL;
     }
     psb_body *b = calloc(1, sizeof *b);

@@ -161,6 +161,88 @@ psb_status psb_params_validate(const psb_params *params, psb_error *err);
 /// Same for a body's material.
 psb_status psb_body_params_validate(const psb_body_params *params, psb_error *err);
 
+/// Which struct a parameter of the table lives in.
+typedef enum psb_param_place {
+    PSB_PARAM_WORLD, ///< a field of psb_params
+    PSB_PARAM_BODY,  ///< a field of psb_body_params (psb_params.body in a world's parameters)
+} psb_param_place;
+
+/// How a parameter of the table is stored.
+typedef enum psb_param_type {
+    PSB_PARAM_REAL,   ///< a double, or a psb_vec3 (count 3) whose every component is in range
+    PSB_PARAM_INT,    ///< an int, a whole number in range
+    PSB_PARAM_CHOICE, ///< an enum stored as an int (min .. max), each value named by choice()
+} psb_param_type;
+
+/// How a slider should move through a parameter's values.
+typedef enum psb_param_scale {
+    PSB_SCALE_LINEAR, ///< evenly
+    PSB_SCALE_LOG,    ///< evenly in the logarithm, from typical_min > 0 (0 at the far left
+                      ///< when min is 0)
+} psb_param_scale;
+
+/// One parameter a user can change, with its physically sensible range: the
+/// one place the ranges are written. psb_params_validate and
+/// psb_body_params_validate check through these entries; the command line
+/// (`psb sim`, `psb view`, `psb bench`) builds its physics options from them.
+/// The ranges are finite and wide enough for any real use, and narrow enough
+/// that no value in them overflows a double in what the step computes.
+typedef struct psb_param_info {
+    const char *name;  ///< the command-line name, without "--": "ks", "dt", "walls-min"
+    const char *field; ///< the field as C spells it: "spring_k" (in psb_body_params), "dt"
+    const char *unit;  ///< SI unit ("N/m", "m/s²"), "" for a pure number
+    const char *help;  ///< one line: what it does
+    psb_param_place place;
+    size_t offset;         ///< offsetof the field in psb_params or psb_body_params (see place)
+    psb_param_type type;   ///< how the field is stored
+    int count;             ///< components: 1, or 3 for a psb_vec3
+    double min;            ///< the lowest value allowed (finite)
+    double max;            ///< the highest value allowed (finite)
+    bool min_open;         ///< min itself is excluded (> rather than >=)
+    bool max_open;         ///< max itself is excluded
+    psb_param_scale scale; ///< how a slider should move through the values
+    double typical_min;    ///< the span a slider covers by default (within min .. max): where
+    double typical_max;    ///< most scenes' values lie; the default is psb_default_params()'s
+    const char *(*choice)(int value); ///< PSB_PARAM_CHOICE: the name of each value; else NULL
+} psb_param_info;
+
+/// The table: every number in psb_params and psb_body_params that a user
+/// may set (the flags aside), world parameters first. *count (if not NULL)
+/// receives the number of entries.
+const psb_param_info *psb_param_table(int *count);
+
+/// The entry whose name (or field) is `name`, or NULL.
+const psb_param_info *psb_param_find(const char *name);
+
+/// Whether value is allowed: a normal finite number (or 0) within the
+/// entry's range, and a whole number for PSB_PARAM_INT and PSB_PARAM_CHOICE.
+bool psb_param_in_range(const psb_param_info *info, double value);
+
+/// The range in words, for messages: "a number from 0 to 1e12 in N/m", "an
+/// integer from 1 to 10000", "one of euler, symplectic, ... or bdf2". An
+/// entry may leave a bound infinite (min = -INFINITY or max = INFINITY) or, for
+/// an integer, at INT_MIN or INT_MAX: then it says nothing of that bound.
+void psb_param_describe_range(const psb_param_info *info, char *out, size_t out_size);
+
+/// A value as the messages write it: "%g" without the exponent's plus sign
+/// and leading zeros ("1e12", "1e-6", "0.001", "200").
+void psb_param_format(double value, char *out, size_t out_size);
+
+/// Component `component` (0 .. count - 1) of the entry's field in params
+/// (a body entry reads params->body).
+double psb_param_get(const psb_params *params, const psb_param_info *info, int component);
+
+/// Sets it when psb_param_in_range; else returns PSB_ERR_INVALID with a
+/// message naming the field, the range and the value, and leaves params as
+/// they were. err may be NULL.
+psb_status psb_param_set(psb_params *params, const psb_param_info *info, int component,
+                         double value, psb_error *err);
+
+/// The same for a body's material; info must be a PSB_PARAM_BODY entry.
+double psb_body_param_get(const psb_body_params *params, const psb_param_info *info, int component);
+psb_status psb_body_param_set(psb_body_params *params, const psb_param_info *info, int component,
+                              double value, psb_error *err);
+
 /// How to make a body. The arrays are copied; they may be freed afterwards.
 /// A ring's springs join consecutive points; a shell's lie on its triangles'
 /// edges; a cloth's are its triangles' edges plus the springs given.
@@ -180,6 +262,11 @@ typedef struct psb_body_def {
 
 /// A definition with no geometry and the material of psb_default_body_params().
 psb_body_def psb_default_body_def(void);
+
+/// Checks a definition as psb_world_add_body does (kind, counts, finite
+/// points, indices in range, a cloth without gas, the material), all but
+/// the rest shape's volume, which needs the body built. err may be NULL.
+psb_status psb_body_def_validate(const psb_body_def *def, psb_error *err);
 
 /// What a body measures right now (after the last step).
 typedef struct psb_body_state {

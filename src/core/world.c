@@ -621,14 +621,10 @@ double psb_body_stable_substep(const psb_world *w, int body) {
         // The shape matching spring adds its k_shape to the point's own.
         const double w2 = (2.0 * b->params.spring_k * degree[i] + b->params.shape_k) * inv_mass;
         const double g = 2.0 * b->params.spring_damping * degree[i] * inv_mass;
-        // Positive root of h^2 w^2 + 2 h g = 4.
-        double h;
-        if (w2 > 0.0) {
-            h = (-g + sqrt(g * g + 4.0 * w2)) / w2;
-        } else {
-            h = g > 0.0 ? 2.0 / g : INFINITY;
-        }
-        h_max = fmin(h_max, h);
+        // Positive root of h^2 w^2 + 2 h g = 4, (-g + sqrt(g^2 + 4 w^2)) / w^2,
+        // written without the cancellation when g^2 >> w^2 (and 2 / g at
+        // w = 0, infinite with neither).
+        h_max = fmin(h_max, 4.0 / (g + sqrt(g * g + 4.0 * w2)));
     }
     free(degree);
     return h_max;

@@ -308,6 +308,7 @@ int psb_bench_realtime(const psb_bench_realtime_args *args) {
     }
     const int explicit_frames =
         args->frames < PSB_REALTIME_EXPLICIT_FRAMES ? args->frames : PSB_REALTIME_EXPLICIT_FRAMES;
+    bool blew_up = false;
     for (int i = 0; i < count; i++) {
         const model *m = &chosen[i];
         char path[PATH_SIZE] = "";
@@ -332,9 +333,10 @@ int psb_bench_realtime(const psb_bench_realtime_args *args) {
         if (blowups > 0) {
             fprintf(stderr, "psb bench: %s: %d blow-up%s detected and recovered from\n", m->name,
                     blowups, blowups == 1 ? "" : "s");
+            blew_up = true;
         }
         print_row(m->name, args, &r);
         fflush(stdout);
     }
-    return 0;
+    return blew_up ? PSB_EXIT_BLOWUPS : 0;
 }

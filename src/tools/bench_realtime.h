@@ -32,7 +32,8 @@ typedef struct psb_bench_realtime_args {
 
 /// Runs the mode and prints its rows on stdout; returns the exit status
 /// (2 after one line on stderr for a bad --scene or an unreadable model
-/// file, checked before anything runs; 1 when a world cannot be built).
+/// file, checked before anything runs; 1 when a world cannot be built;
+/// PSB_EXIT_BLOWUPS when a model blew up, after all the rows).
 int psb_bench_realtime(const psb_bench_realtime_args *args);
 
 #endif

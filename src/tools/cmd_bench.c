@@ -77,13 +77,11 @@ static const psb_option bench_table[] = {
              "as `psb sim --mesh FILE --fill-holes` drops it",
      .default_text = "none"},
     {.name = "threads",
-     .type = PSB_OPT_INT,
+     .param = "threads",
      .offset = FIELD(threads),
      .meta = "N",
      .help = "threads that share each body's step (bodies of 4096 points and up); with "
              "--realtime the second thread count, 2 or more (1 thread is always timed too)",
-     .min = 1,
-     .max = PSB_MAX_THREADS,
      .default_text = "1; with --realtime 2"},
     {.name = "steps",
      .type = PSB_OPT_INT,
@@ -94,13 +92,11 @@ static const psb_option bench_table[] = {
      .max = 1e9,
      .default_text = "about 3e7 vertex-steps (3e6 with --quick; implicit, bdf2: 100 times fewer)"},
     {.name = "substeps",
-     .type = PSB_OPT_INT,
+     .param = "substeps",
      .offset = FIELD(substeps),
      .meta = "N",
      .help = "sub-steps per world step (the blow-up check and the public copy run once per "
              "world step)",
-     .min = 1,
-     .max = PSB_SIM_MAX_SUBSTEPS,
      .default_text = "one 60 Hz frame's, at most the repeat's sub-steps"},
     {.name = "repeats",
      .type = PSB_OPT_INT,
@@ -111,37 +107,18 @@ static const psb_option bench_table[] = {
      .max = MAX_REPEATS,
      .default_text = "5 (3 with --quick)"},
     {.name = "damping",
-     .type = PSB_OPT_NUMBER,
+     .param = "kd",
      .offset = FIELD(damping),
      .meta = "KD",
-     .help = "the springs' damping, N*s/m (energy drift then includes what damping takes)",
-     .min = 0.0,
-     .max = 1e6,
+     .help = "the springs' damping (energy drift then includes what damping takes)",
      .default_text = "0: undamped, so the energy drift is the integrator's"},
     {.name = "integrator",
-     .type = PSB_OPT_CHOICE,
+     .param = "integrator",
      .offset = FIELD(integrator),
      .help = "time integrator (--reference: symplectic only, the textbook's; implicit and "
-             "bdf2: sub-steps of 1/60 s, one a world step unless --substeps says)",
-     .choice = psb_sim_integrator_choice,
-     .choice_count = PSB_INTEGRATOR_COUNT},
-    {.name = "tol",
-     .type = PSB_OPT_NUMBER,
-     .offset = FIELD(tol),
-     .meta = "X",
-     .unit = "m/s",
-     .help = "implicit, bdf2: a step is solved when its last Newton step changed no point's "
-             "velocity by more than X",
-     .min = 0,
-     .max = INFINITY,
-     .min_open = true},
-    {.name = "iterations",
-     .type = PSB_OPT_INT,
-     .offset = FIELD(iterations),
-     .meta = "N",
-     .help = "implicit, bdf2: the most conjugate-gradient iterations per sub-step",
-     .min = 1,
-     .max = 100000},
+             "bdf2: sub-steps of 1/60 s, one a world step unless --substeps says)"},
+    {.name = "tol", .param = "tol", .offset = FIELD(tol), .meta = "X"},
+    {.name = "iterations", .param = "iterations", .offset = FIELD(iterations), .meta = "N"},
     {.name = "quick",
      .type = PSB_OPT_FLAG,
      .offset = FIELD(quick),
@@ -224,6 +201,7 @@ typedef struct result {
     double energy_drift;         ///< (E_end - E_start) / (sum of |energy terms| at the start)
     double textbook;             ///< ns per vertex-step of the textbook version, or 0
     psb_sim_solver_stats solver; ///< implicit: the solver's work over the last repeat
+    int blowups;                 ///< blow-ups over all the repeats (0 when all is well)
 } result;
 
 // The first part of an OBJ file, holes filled, centred and scaled to a 0.5 m
@@ -399,6 +377,16 @@ static int run_scene(const scene *sc, const bench_args *args, result *out) {
         return 1;
     }
     const double h = implicit ? FRAME_S : 0.5 * psb_body_stable_substep(probe, 0);
+    if (!(h > 0.0)) {
+        // The estimate underflows when the damping swamps the springs.
+        fprintf(stderr,
+                "psb bench: %s: --damping %g N·s/m leaves no stable sub-step to time (the "
+                "estimate is 0 s): give less\n",
+                sc->name, args->damping);
+        psb_world_destroy(probe);
+        psb_mesh_free(&mesh);
+        return 2;
+    }
     // Start at the gas-spring equilibrium, so the volume drift measures the
     // integrator and not the body finding its size: all springs stretched
     // by sigma with ks sigma (sigma - 1) sum L0^2 = 3 nRT (exact for uniform
@@ -420,12 +408,20 @@ static int run_scene(const scene *sc, const bench_args *args, result *out) {
     // Sub-steps per world step: a 60 Hz frame's (or --substeps), and the
     // repeat a whole number of world steps.
     long substeps = args->substeps > 0 ? args->substeps : (long)ceil(FRAME_S / h);
-    substeps = substeps < PSB_SIM_MAX_SUBSTEPS ? substeps : PSB_SIM_MAX_SUBSTEPS;
+    substeps = substeps < psb_sim_max_substeps() ? substeps : psb_sim_max_substeps();
     substeps = substeps < steps ? substeps : steps;
     substeps = substeps > 1 ? substeps : 1;
     steps = (steps + substeps - 1) / substeps * substeps;
     params.substeps = (int)substeps;
     params.dt = h * (double)substeps;
+    if (psb_params_validate(&params, &err) != PSB_OK) {
+        fprintf(stderr,
+                "psb bench: %s: the sub-step %g s (half the stable estimate at --damping %g "
+                "N·s/m) gives a world step out of range: %s\n",
+                sc->name, h, args->damping, err.message);
+        psb_mesh_free(&mesh);
+        return 2;
+    }
     psb_vec3 *start_points = malloc((size_t)n * sizeof *start_points);
     if (!start_points) {
         fprintf(stderr, "psb bench: %s: out of memory\n", sc->name);
@@ -482,6 +478,7 @@ static int run_scene(const scene *sc, const bench_args *args, result *out) {
         out->energy_drift = (after.energy - before.energy) / energy_scale(&before);
         if (after.blowups > 0) {
             fprintf(stderr, "psb bench: %s: %s\n", sc->name, psb_world_last_event(w));
+            out->blowups += after.blowups;
         }
         psb_world_destroy(w);
     }
@@ -550,44 +547,49 @@ static void print_result(const char *name, const bench_args *args, const result 
 
 static void print_help(FILE *out, bench_args *defaults) {
     psb_option_group group = {"Benchmark", bench_table, BENCH_OPTION_COUNT, defaults, NULL};
-    fprintf(out, "usage: psb bench [options]\n"
-                 "\n"
-                 "Times the simulation step (springs, volume and pressure, gravity, floor,\n"
-                 "symplectic Euler unless --integrator says) on fixed scenes: a sphere of 0.5 m,\n"
-                 "1 kg, resting on an elastic floor at its gas-spring equilibrium, undamped\n"
-                 "unless --damping says (an OBJ file's body first settles to its own\n"
-                 "equilibrium, without gravity or floor, with shape damping). Prints ns per\n"
-                 "vertex-step (a point advanced by one sub-step; median, min and max over the\n"
-                 "repeats, wall clock), sub-steps per second, the threads, each stage's share of\n"
-                 "the time (springs: the spring forces and the volume gradient; gas: the volume\n"
-                 "sum and pressure; integ: kick, drift and floor, or the other integrators'\n"
-                 "stages; coll: other colliders; guard: the blow-up check and the copy into the\n"
-                 "public arrays) and the relative volume and energy drift over one repeat. A\n"
-                 "world step (sub: its sub-steps) is one 60 Hz frame, as a viewer steps it, so\n"
-                 "the blow-up check and the public copy, once per world step, weigh what they\n"
-                 "weigh there; --substeps sets it. The solved integrators (implicit, bdf2) step\n"
-                 "1/60 s at a time and also print its Newton and conjugate-gradient iterations per world\n"
-                 "step and the last step's residual (m/s: the largest change the last Newton\n"
-                 "step made to a point's velocity).\n"
-                 "\n"
-                 "--realtime asks instead whether the implicit integrator runs real meshes in\n"
-                 "real time. Each model (spot, rocker-arm, stanford-bunny with its holes filled,\n"
-                 "icosphere-5, -6 and -7, and --mesh FILE when given; --quick leaves out the\n"
-                 "bunny and icosphere-7) is built as `psb sim --mesh FILE --fill-holes` or\n"
-                 "`psb sim --subdiv N` builds it (fitted to a 0.5 m radius, the default\n"
-                 "material, dropped from the default height onto the floor) and runs --frames\n"
-                 "frames of 1/60 s with the implicit integrator, one step a frame, on 1 thread\n"
-                 "and on 2 (or --threads N). One row per model: points; ms of physics per frame\n"
-                 "on each thread count (the total wall-clock time of the frames' steps divided\n"
-                 "by the frames: a mean, not a median); the mean Newton and CG iterations a\n"
-                 "frame; the largest residual of any frame (m/s) and the frames that missed\n"
-                 "--tol; the real-time factor on 2 threads, (1/60 s) / (ms per frame); and the\n"
-                 "explicit path's ms per frame (symplectic Euler at `psb sim`'s automatic\n"
-                 "sub-steps, over the first 5 frames at most, on 2 threads) with its ratio to\n"
-                 "the implicit one. The models' files are read from --meshes DIR (default:\n"
-                 "meshes, under the current folder); a missing file stops the run before it\n"
-                 "starts, naming the path.\n"
-                 "\n");
+    fprintf(
+        out,
+        "usage: psb bench [options]\n"
+        "\n"
+        "Times the simulation step (springs, volume and pressure, gravity, floor,\n"
+        "symplectic Euler unless --integrator says) on fixed scenes: a sphere of 0.5 m,\n"
+        "1 kg, resting on an elastic floor at its gas-spring equilibrium, undamped\n"
+        "unless --damping says (an OBJ file's body first settles to its own\n"
+        "equilibrium, without gravity or floor, with shape damping). Prints ns per\n"
+        "vertex-step (a point advanced by one sub-step; median, min and max over the\n"
+        "repeats, wall clock), sub-steps per second, the threads, each stage's share of\n"
+        "the time (springs: the spring forces and the volume gradient; gas: the volume\n"
+        "sum and pressure; integ: kick, drift and floor, or the other integrators'\n"
+        "stages; coll: other colliders; guard: the blow-up check and the copy into the\n"
+        "public arrays) and the relative volume and energy drift over one repeat. A\n"
+        "world step (sub: its sub-steps) is one 60 Hz frame, as a viewer steps it, so\n"
+        "the blow-up check and the public copy, once per world step, weigh what they\n"
+        "weigh there; --substeps sets it. The solved integrators (implicit, bdf2) step\n"
+        "1/60 s at a time and also print its Newton and conjugate-gradient iterations per world\n"
+        "step and the last step's residual (m/s: the largest change the last Newton\n"
+        "step made to a point's velocity).\n"
+        "\n"
+        "--realtime asks instead whether the implicit integrator runs real meshes in\n"
+        "real time. Each model (spot, rocker-arm, stanford-bunny with its holes filled,\n"
+        "icosphere-5, -6 and -7, and --mesh FILE when given; --quick leaves out the\n"
+        "bunny and icosphere-7) is built as `psb sim --mesh FILE --fill-holes` or\n"
+        "`psb sim --subdiv N` builds it (fitted to a 0.5 m radius, the default\n"
+        "material, dropped from the default height onto the floor) and runs --frames\n"
+        "frames of 1/60 s with the implicit integrator, one step a frame, on 1 thread\n"
+        "and on 2 (or --threads N). One row per model: points; ms of physics per frame\n"
+        "on each thread count (the total wall-clock time of the frames' steps divided\n"
+        "by the frames: a mean, not a median); the mean Newton and CG iterations a\n"
+        "frame; the largest residual of any frame (m/s) and the frames that missed\n"
+        "--tol; the real-time factor on 2 threads, (1/60 s) / (ms per frame); and the\n"
+        "explicit path's ms per frame (symplectic Euler at `psb sim`'s automatic\n"
+        "sub-steps, over the first 5 frames at most, on 2 threads) with its ratio to\n"
+        "the implicit one. The models' files are read from --meshes DIR (default:\n"
+        "meshes, under the current folder); a missing file stops the run before it\n"
+        "starts, naming the path.\n"
+        "\n"
+        "Exit status: 0, or 3 when a body blew up (reported on stderr; its row times\n"
+        "a body that was reset), 2 for bad options, 1 when a scene cannot be built.\n"
+        "\n");
     psb_options_print_help(out, &group, 1);
 }
 
@@ -699,6 +701,7 @@ int psb_cmd_bench(int argc, char **argv) {
                args.reference ? "  textbook  ratio" : "",
                psb_integrator_is_implicit(args.integrator) ? "  newton    iters  residual" : "");
     }
+    bool blew_up = false;
     for (int i = 0; i < SCENE_COUNT; i++) {
         const scene *sc = &scenes[i];
         const bool is_mesh = sc->level == -2;
@@ -706,13 +709,22 @@ int psb_cmd_bench(int argc, char **argv) {
             continue;
         }
         result r;
-        if (run_scene(sc, &args, &r) != 0) {
-            return 1;
+        const int status = run_scene(sc, &args, &r);
+        if (status != 0) {
+            return status;
         }
+        blew_up = blew_up || r.blowups > 0;
         // A mesh scene is named after its file (without the folders).
         const char *slash = is_mesh ? strrchr(args.mesh, '/') : NULL;
         print_result(is_mesh ? (slash ? slash + 1 : args.mesh) : sc->name, &args, &r);
         fflush(stdout);
+    }
+    if (blew_up) {
+        fprintf(stderr,
+                "psb bench: blow-ups: the figures above time a body that was reset "
+                "(exit status %d)\n",
+                PSB_EXIT_BLOWUPS);
+        return PSB_EXIT_BLOWUPS;
     }
     return 0;
 }

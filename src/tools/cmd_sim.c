@@ -55,7 +55,14 @@ static void print_help(FILE *out) {
                  "flag's), --sphere (added). --shape, --mesh, --nrt and --pin do not go with it.\n"
                  "--export-obj DIR writes one OBJ file per body (a ring as a closed polyline)\n"
                  "at step 0, every --every steps and the last step, for Blender or checks.\n"
-                 "Options take their value as --name VALUE or --name=VALUE.\n"
+                 "Options take their value as --name VALUE or --name=VALUE; numbers in decimal,\n"
+                 "each within the range its help shows.\n"
+                 "\n"
+                 "Exit status: 0 when the run finished without blow-ups; 3 when it finished\n"
+                 "but had blow-ups (bodies the guard found going wild and reset, each reported\n"
+                 "on stderr and counted in blowups: the figures are not the physics asked\n"
+                 "for); 2 for bad options or input (one line on stderr); 1 when a file cannot\n"
+                 "be written or memory runs out.\n"
                  "\n");
     psb_sim_options_print_help(out);
 }
@@ -248,6 +255,14 @@ static bool body_material(const psb_sim_options *sim, const psb_mesh *mesh, psb_
     if (!sim->gas_nrt_given) {
         params->gas_nrt = own.gas_nrt;
     }
+    // A heavy body or a small one can need more than the ranges allow.
+    if (psb_body_params_validate(params, &err) != PSB_OK) {
+        fprintf(stderr,
+                "psb sim: %s: the material from its size and weight: %s (give --ks and --nrt)\n",
+                sim->mesh, err.message);
+        *status = 2;
+        return false;
+    }
     return true;
 }
 
@@ -324,17 +339,18 @@ static double stable_substep(const psb_world *world) {
 
 // --substeps auto: the default count, or the smallest count n with
 // dt / n <= 0.9 h_stable, n = ceil(dt / (0.9 h_stable)), if that is more;
-// at most PSB_SIM_MAX_SUBSTEPS. The implicit integrator keeps its one
+// at most psb_sim_max_substeps(). The implicit integrator keeps its one
 // sub-step: the estimate is the explicit integrators' limit.
 static void choose_substeps(psb_world *world) {
     psb_params params = *psb_world_params(world);
     if (psb_integrator_is_implicit(params.integrator)) {
         return;
     }
+    const int most = psb_sim_max_substeps();
     const double needed = ceil(params.dt / (AUTO_SUBSTEP_MARGIN * stable_substep(world)));
     if (!(needed <= params.substeps)) {
-        params.substeps = needed <= PSB_SIM_MAX_SUBSTEPS ? (int)needed : PSB_SIM_MAX_SUBSTEPS;
-        // Within 1..PSB_SIM_MAX_SUBSTEPS the parameters stay valid.
+        params.substeps = needed <= most ? (int)needed : most;
+        // Within 1..most the parameters stay valid.
         psb_world_set_params(world, &params, NULL);
     }
 }
@@ -364,17 +380,29 @@ static void warn_if_unstable(const psb_world *world) {
     }
     const double h = params->dt / params->substeps;
     const double h_max = stable_substep(world);
-    if (h > h_max) {
-        const double needed = ceil(params->dt / h_max);
-        const bool several = psb_world_body_count(world) > 1;
+    const char *whose = psb_world_body_count(world) > 1 ? "the bodies'" : "this body's";
+    const double needed = ceil(params->dt / h_max);
+    if (h > h_max && !(h_max > 0.0)) {
+        // The estimate's root of h^2 w^2 + 2 h g = 4 comes out 0 when the
+        // damping's term g^2 swamps the springs' w^2 (psb_body_stable_substep).
         fprintf(stderr,
-                "psb sim: warning: the sub-step %.3g s is above %s estimated stable "
-                "limit %.3g s (from ks, kd and the mass per point); blow-ups are likely: try "
-                "--substeps %.0f or more%s\n",
-                h, several ? "the bodies'" : "this body's", h_max, needed,
-                needed > PSB_SIM_MAX_SUBSTEPS
-                    ? " (past the limit: lower --ks, --kd or --dt, or raise --mass)"
-                    : "");
+                "psb sim: warning: %s stable sub-step could not be estimated (the damping's "
+                "term swamps the springs' in the estimate); blow-ups are possible: if they "
+                "come, lower --kd or --dt, or raise --mass\n",
+                whose);
+    } else if (h > h_max && needed <= psb_sim_max_substeps()) {
+        fprintf(stderr,
+                "psb sim: warning: the sub-step %.3g s is above %s estimated stable limit "
+                "%.3g s (from ks, kd and the mass per point); blow-ups are likely: try "
+                "--substeps %.0f or more\n",
+                h, whose, h_max, needed);
+    } else if (h > h_max) {
+        fprintf(stderr,
+                "psb sim: warning: the sub-step %.3g s is above %s estimated stable limit "
+                "%.3g s (from ks, kd and the mass per point); blow-ups are likely: it would "
+                "take %.3g sub-steps, past the limit of %d: lower --ks, --kd or --dt, raise "
+                "--mass, or use --integrator implicit\n",
+                h, whose, h_max, needed, psb_sim_max_substeps());
     }
     if (params->integrator == PSB_EULER || params->integrator == PSB_HEUN) {
         // The estimate is symplectic Euler's: these two gain energy on every
@@ -496,8 +524,8 @@ int psb_cmd_sim(int argc, char **argv) {
         psb_sim_print_report(world, what, substeps_auto, &final_state, &solver, wall);
     }
     if (events > 0) {
-        fprintf(stderr, "psb sim: %d blow-up%s detected and recovered from\n", events,
-                events == 1 ? "" : "s");
+        fprintf(stderr, "psb sim: %d blow-up%s detected and recovered from (exit status %d)\n",
+                events, events == 1 ? "" : "s", PSB_EXIT_BLOWUPS);
     }
     if (sim.scene) {
         psb_scene_destroy(&scene);
@@ -515,5 +543,7 @@ int psb_cmd_sim(int argc, char **argv) {
     if (!exported || fflush(stdout) != 0) {
         return 1;
     }
-    return 0;
+    // A run that had to reset bodies did not simulate what was asked: say so
+    // to scripts, which cannot tell from the figures.
+    return events > 0 ? PSB_EXIT_BLOWUPS : 0;
 }

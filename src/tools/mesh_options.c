@@ -10,8 +10,10 @@
 static bool parse_fit(const char *text, void *field, char *expected, size_t expected_size) {
     psb_mesh_options *options = field;
     double value = 0.0;
-    snprintf(expected, expected_size, "a number >= 0 in m (0 keeps the file's size)");
-    if (!psb_options_parse_numbers(text, &value, 1) || !(value >= 0.0)) {
+    snprintf(expected, expected_size, "0 (the file's size) or a number from %g to %g in m",
+             PSB_OPT_SIZE_MIN, PSB_OPT_SIZE_MAX);
+    if (!psb_options_parse_numbers(text, &value, 1) ||
+        !(value == 0.0 || (value >= PSB_OPT_SIZE_MIN && value <= PSB_OPT_SIZE_MAX))) {
         return false;
     }
     options->fit = value;
@@ -46,7 +48,7 @@ static const psb_option mesh_table[] = {
      .unit = "m",
      .help = "also merge vertices closer than D (0: only equal positions)",
      .min = 0,
-     .max = INFINITY},
+     .max = PSB_OPT_SIZE_MAX},
     {.name = "keep-unused",
      .type = PSB_OPT_FLAG,
      .offset = MESH_FIELD(keep_unused),
@@ -69,8 +71,8 @@ static const psb_option mesh_table[] = {
      .offset = 0,
      .meta = "R",
      .unit = "m",
-     .help = "centre the mesh and scale it so that its bounding sphere has radius R; 0 keeps "
-             "the file's size and position",
+     .help = "centre the mesh and scale it so that its bounding sphere has radius R (in "
+             "the range of --radius); 0 keeps the file's size and position",
      .parse = parse_fit,
      .show = show_fit},
 };

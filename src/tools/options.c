@@ -4,6 +4,7 @@
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -31,7 +32,73 @@ static void append(char *buf, size_t size, size_t *used, const char *text) {
     buf[*used] = '\0';
 }
 
-// "a number >= 0 in N/m", "an integer from 1 to 10000", "one of a, b or c".
+const psb_param_info *psb_options_param(const char *name) {
+    const psb_param_info *info = psb_param_find(name);
+    assert(info && "psb_options_param: no parameter of that name in the core's table");
+    return info;
+}
+
+// The option as it is parsed and shown: a physics option with its entry's
+// type, range, unit and help filled in.
+static psb_option resolve(const psb_option *option) {
+    psb_option r = *option;
+    if (!option->param) {
+        return r;
+    }
+    const psb_param_info *info = psb_options_param(option->param);
+    r.unit = info->unit;
+    if (!r.help) {
+        r.help = info->help;
+    }
+    if (option->type == PSB_OPT_CUSTOM) {
+        return r;
+    }
+    assert(info->count == 1 && "a vector parameter needs a PSB_OPT_CUSTOM option");
+    switch (info->type) {
+    case PSB_PARAM_REAL:
+        r.type = PSB_OPT_NUMBER;
+        break;
+    case PSB_PARAM_INT:
+        r.type = PSB_OPT_INT;
+        break;
+    case PSB_PARAM_CHOICE:
+        // The choices are the values 0 .. max, stored as the option's int.
+        r.type = PSB_OPT_CHOICE;
+        r.choice = info->choice;
+        r.choice_count = (int)info->max + 1;
+        break;
+    }
+    r.min = info->min;
+    r.max = info->max;
+    r.min_open = info->min_open || option->min_open;
+    r.max_open = info->max_open || option->max_open;
+    return r;
+}
+
+// The range a resolved number or integer option is checked against: its
+// entry of the core's table, or one made of the option's own bounds, so that
+// the core's psb_param_in_range and psb_param_describe_range serve both.
+static psb_param_info range_of(const psb_option *option) {
+    if (option->param) {
+        psb_param_info range = *psb_options_param(option->param);
+        range.min_open = range.min_open || option->min_open;
+        range.max_open = range.max_open || option->max_open;
+        return range;
+    }
+    return (psb_param_info){
+        .name = option->name,
+        .field = option->name,
+        .unit = option->unit ? option->unit : "",
+        .type = option->type == PSB_OPT_INT ? PSB_PARAM_INT : PSB_PARAM_REAL,
+        .count = 1,
+        .min = option->min,
+        .max = option->max,
+        .min_open = option->min_open,
+        .max_open = option->max_open,
+    };
+}
+
+// "a number from 0 to 1e12 in N/m", "an integer >= 1", "one of a, b or c".
 static void describe_expected(const psb_option *option, char *buf, size_t size) {
     size_t used = 0;
     buf[0] = '\0';
@@ -45,60 +112,67 @@ static void describe_expected(const psb_option *option, char *buf, size_t size) 
         }
         return;
     }
-    bool is_int = option->type == PSB_OPT_INT;
-    bool has_min = isfinite(option->min) && !(is_int && option->min <= INT_MIN);
-    bool has_max = isfinite(option->max) && !(is_int && option->max >= INT_MAX);
-    const char *what = is_int ? "an integer" : "a number";
-    const char *lo = option->min_open ? ">" : ">=";
-    const char *hi = option->max_open ? "<" : "<=";
-    // Integers in full ("10000000"), other numbers short ("0.001").
-    char min[64];
-    char max[64];
-    snprintf(min, sizeof min, is_int ? "%.0f" : "%g", option->min);
-    snprintf(max, sizeof max, is_int ? "%.0f" : "%g", option->max);
-    char text[192];
-    if (has_min && has_max && !option->min_open && !option->max_open) {
-        snprintf(text, sizeof text, "%s from %s to %s", what, min, max);
-    } else if (has_min && has_max) {
-        snprintf(text, sizeof text, "%s %s %s and %s %s", what, lo, min, hi, max);
-    } else if (has_min) {
-        snprintf(text, sizeof text, "%s %s %s", what, lo, min);
-    } else if (has_max) {
-        snprintf(text, sizeof text, "%s %s %s", what, hi, max);
-    } else {
-        snprintf(text, sizeof text, "%s", what);
-    }
-    append(buf, size, &used, text);
-    if (option->unit && option->unit[0]) {
-        append(buf, size, &used, " in ");
-        append(buf, size, &used, option->unit);
-    }
+    const psb_param_info range = range_of(option);
+    psb_param_describe_range(&range, buf, size);
 }
 
-static bool in_range(const psb_option *option, double value) {
-    if (option->min_open ? !(value > option->min) : !(value >= option->min)) {
+// What a number's text can be wrong with.
+typedef enum number_check {
+    NUMBER_OK,
+    NUMBER_BAD,  // not a decimal number, or too large for a double
+    NUMBER_TINY, // below the smallest normal double (about 2.2e-308), but not 0
+} number_check;
+
+// A decimal number and nothing else: [+-] digits [. digits] [e [+-] digits],
+// with a digit before the exponent. strtod alone would also take
+// hexadecimal ("0x10"), "nan", "inf" and leading blanks.
+static bool is_decimal(const char *text) {
+    const char *c = text;
+    int digits = 0;
+    if (*c == '+' || *c == '-') {
+        c++;
+    }
+    for (; isdigit((unsigned char)*c); c++) {
+        digits++;
+    }
+    if (*c == '.') {
+        for (c++; isdigit((unsigned char)*c); c++) {
+            digits++;
+        }
+    }
+    if (digits == 0) {
         return false;
     }
-    if (option->max_open ? !(value < option->max) : !(value <= option->max)) {
-        return false;
+    if (*c == 'e' || *c == 'E') {
+        c++;
+        if (*c == '+' || *c == '-') {
+            c++;
+        }
+        if (!isdigit((unsigned char)*c)) {
+            return false;
+        }
+        while (isdigit((unsigned char)*c)) {
+            c++;
+        }
     }
-    return true;
+    return *c == '\0';
 }
 
-// The whole of text must be a finite number: no leading blanks, no trailing
-// characters, no "nan" or "inf", no overflow.
-static bool parse_double(const char *text, double *out) {
-    if (text[0] == '\0' || isspace((unsigned char)text[0])) {
-        return false;
+static number_check parse_double(const char *text, double *out) {
+    if (!is_decimal(text)) {
+        return NUMBER_BAD;
     }
-    char *end = NULL;
     errno = 0;
-    double value = strtod(text, &end);
-    if (*end != '\0' || !isfinite(value) || (errno == ERANGE && fabs(value) > 1.0)) {
-        return false;
+    double value = strtod(text, NULL);
+    if (errno == ERANGE || !isfinite(value)) {
+        return fabs(value) < 1.0 ? NUMBER_TINY : NUMBER_BAD;
     }
-    *out = value;
-    return true;
+    if (value != 0.0 && fabs(value) < DBL_MIN) {
+        return NUMBER_TINY;
+    }
+    // "-0" is 0: a negative zero would print as "-0" in every result.
+    *out = value == 0.0 ? 0.0 : value;
+    return NUMBER_OK;
 }
 
 bool psb_options_parse_numbers(const char *text, double *values, int count) {
@@ -112,10 +186,27 @@ bool psb_options_parse_numbers(const char *text, double *values, int count) {
         }
         memcpy(number, start, len);
         number[len] = '\0';
-        if (!parse_double(number, &values[i])) {
+        if (parse_double(number, &values[i]) != NUMBER_OK) {
             return false;
         }
         start = end ? end + 1 : start + len;
+    }
+    return true;
+}
+
+bool psb_options_parse_param_numbers(const char *text, const psb_param_info *param, double *values,
+                                     int count, const char *what, char *expected,
+                                     size_t expected_size) {
+    char range[192];
+    psb_param_describe_range(param, range, sizeof range);
+    snprintf(expected, expected_size, "%s, each %s", what, range);
+    if (!psb_options_parse_numbers(text, values, count)) {
+        return false;
+    }
+    for (int i = 0; i < count; i++) {
+        if (!psb_param_in_range(param, values[i])) {
+            return false;
+        }
     }
     return true;
 }
@@ -141,8 +232,16 @@ static bool store_value(const psb_option *option, void *field, const char *text,
     switch (option->type) {
     case PSB_OPT_NUMBER: {
         double value = 0.0;
-        if (!parse_double(text, &value) || !in_range(option, value)) {
+        const psb_param_info range = range_of(option);
+        const number_check check = parse_double(text, &value);
+        if (check != NUMBER_OK || !psb_param_in_range(&range, value)) {
             describe_expected(option, expected, expected_size);
+            if (check == NUMBER_TINY) {
+                size_t used = strlen(expected);
+                append(expected, expected_size, &used,
+                       " (and 0 rather than a number below 2.2e-308, the smallest a double holds "
+                       "in full)");
+            }
             return false;
         }
         *(double *)field = value;
@@ -150,7 +249,8 @@ static bool store_value(const psb_option *option, void *field, const char *text,
     }
     case PSB_OPT_INT: {
         int value = 0;
-        if (!parse_int(text, &value) || !in_range(option, (double)value)) {
+        const psb_param_info range = range_of(option);
+        if (!parse_int(text, &value) || !psb_param_in_range(&range, (double)value)) {
             describe_expected(option, expected, expected_size);
             return false;
         }
@@ -252,12 +352,14 @@ bool psb_options_parse(const char *program, int argc, char **argv, const psb_opt
         size_t name_len = equals ? (size_t)(equals - name) : strlen(name);
         int g = 0;
         int k = 0;
-        const psb_option *option = find_option(groups, group_count, name, name_len, &g, &k);
-        if (!option) {
+        const psb_option *found = find_option(groups, group_count, name, name_len, &g, &k);
+        if (!found) {
             snprintf(error, error_size, "%s: unknown option '--%.*s' (see '%s --help')", program,
                      (int)name_len, name, program);
             return false;
         }
+        const psb_option resolved = resolve(found);
+        const psb_option *option = &resolved;
         void *field = field_of(&groups[g], option);
         if (option->type == PSB_OPT_FLAG) {
             if (equals) {
@@ -363,6 +465,37 @@ static void describe_default(const psb_option_group *group, const psb_option *op
     append(buf, size, &used, ")");
 }
 
+// The range an option takes, for its help: " [0, 1e12]", " (0, 1]", " [1, ∞)"
+// for a number or an integer, ", each in [-1000, 1000]" for a vector of a
+// physics parameter, "" for other options.
+static void describe_interval(const psb_option *option, char *buf, size_t size) {
+    buf[0] = '\0';
+    const bool vector = option->type == PSB_OPT_CUSTOM && option->param;
+    if (option->type != PSB_OPT_NUMBER && option->type != PSB_OPT_INT && !vector) {
+        return;
+    }
+    const psb_param_info range = range_of(option);
+    const bool is_int = range.type != PSB_PARAM_REAL;
+    const bool has_min = isfinite(range.min) && !(is_int && range.min <= INT_MIN);
+    const bool has_max = isfinite(range.max) && !(is_int && range.max >= INT_MAX);
+    char min[48] = "-∞";
+    char max[48] = "∞";
+    // Integers in full ("10000000"), other numbers short ("1e12").
+    if (has_min && is_int) {
+        snprintf(min, sizeof min, "%.0f", range.min);
+    } else if (has_min) {
+        psb_param_format(range.min, min, sizeof min);
+    }
+    if (has_max && is_int) {
+        snprintf(max, sizeof max, "%.0f", range.max);
+    } else if (has_max) {
+        psb_param_format(range.max, max, sizeof max);
+    }
+    snprintf(buf, size, "%s%s%s, %s%s", vector ? ", each in " : " ",
+             has_min && !range.min_open ? "[" : "(", min, max,
+             has_max && !range.max_open ? "]" : ")");
+}
+
 // Prints text from the help column on, wrapped at HELP_WIDTH, continuing
 // lines indented to the help column. The cursor is at `column` already.
 static void print_wrapped(FILE *out, const char *text, int column) {
@@ -399,7 +532,8 @@ void psb_options_print_help(FILE *out, const psb_option_group *groups, int group
     for (int g = 0; g < group_count; g++) {
         fprintf(out, "%s%s:\n", g > 0 ? "\n" : "", groups[g].title);
         for (int i = 0; i < groups[g].count; i++) {
-            const psb_option *option = &groups[g].options[i];
+            const psb_option resolved = resolve(&groups[g].options[i]);
+            const psb_option *option = &resolved;
             char left[256];
             size_t used = 0;
             left[0] = '\0';
@@ -419,6 +553,9 @@ void psb_options_print_help(FILE *out, const psb_option_group *groups, int group
             size_t text_used = 0;
             text[0] = '\0';
             append(text, sizeof text, &text_used, option->help);
+            char interval[128];
+            describe_interval(option, interval, sizeof interval);
+            append(text, sizeof text, &text_used, interval);
             char tail[256];
             describe_default(&groups[g], option, tail, sizeof tail);
             append(text, sizeof text, &text_used, tail);

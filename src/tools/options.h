@@ -2,15 +2,26 @@
 // parses the arguments and prints the help, so the two cannot drift apart.
 //
 // Options are written `--name VALUE` or `--name=VALUE`; flags take no value.
-// Numbers are parsed strictly: the whole string must be a finite number
-// inside the option's range, or the parse fails with one line that names the
-// option, what was expected (with its unit) and what was given.
+// Numbers are parsed strictly: the whole string must be a decimal number
+// (no hexadecimal, no "nan" or "inf", nothing too large or too small for a
+// double) inside the option's range, or the parse fails with one line that
+// names the option, what was expected (the range, with its unit) and what
+// was given. A physics option takes its range from the core's parameter
+// table (psb_param_table), where every physical range is written once.
 #ifndef PSB_OPTIONS_H
 #define PSB_OPTIONS_H
+
+#include "psb.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+/// The sizes the command line takes for a body or a collider (--radius,
+/// --fit, a --sphere's radius, --weld-tolerance's upper end), m: a
+/// millimetre to 10 km, the span of the positions in the core's table.
+#define PSB_OPT_SIZE_MIN 1e-3
+#define PSB_OPT_SIZE_MAX 1e4
 
 /// What an option's value is, and so how it is parsed and stored.
 typedef enum psb_option_type {
@@ -36,9 +47,17 @@ typedef const char *(*psb_option_choice_fn)(int index);
 
 /// One option. Its value lives at `offset` bytes into the group's base.
 /// Unused fields may be left zero, except that a number without a bound
-/// needs min = -INFINITY or max = INFINITY.
+/// needs min = -INFINITY or max = INFINITY. A physics option names its
+/// entry of the core's table in `param` and leaves type, unit, min, max and
+/// (unless it says more) help to it; it may only leave out an end of the
+/// entry's range (min_open, max_open), where the command gives that value no
+/// meaning.
 typedef struct psb_option {
     const char *name;            ///< without the leading "--"
+    const char *param;           ///< a psb_param_find name ("ks"), or NULL: the option then
+                                 ///< takes that entry's type (a number, an integer or a
+                                 ///< choice), range and unit, and its help where help is NULL;
+                                 ///< a PSB_OPT_CUSTOM option (a vector) its unit and help only
     psb_option_type type;        ///< how the value is parsed and stored
     size_t offset;               ///< offsetof(the group's struct, the field)
     const char *meta;            ///< value placeholder in the help ("N", "FILE"); unused by flags
@@ -46,8 +65,8 @@ typedef struct psb_option {
     const char *help;            ///< one line: what the option does
     double min;                  ///< lowest allowed value (PSB_OPT_NUMBER, PSB_OPT_INT)
     double max;                  ///< highest allowed value
-    bool min_open;               ///< the range excludes min (> rather than >=)
-    bool max_open;               ///< the range excludes max (< rather than <=)
+    bool min_open;               ///< the range excludes min (> rather than >=), also a param's
+    bool max_open;               ///< the range excludes max (< rather than <=), also a param's
     bool repeatable;             ///< each use adds a value (the help says so)
     psb_option_choice_fn choice; ///< PSB_OPT_CHOICE: names of the choices
     int choice_count;            ///< PSB_OPT_CHOICE: how many choices
@@ -86,6 +105,17 @@ bool psb_options_parse(const char *program, int argc, char **argv, const psb_opt
 /// Parses exactly `count` comma-separated finite numbers ("1,2.5,-3") into
 /// values, each as strictly as a PSB_OPT_NUMBER. False if anything else.
 bool psb_options_parse_numbers(const char *text, double *values, int count);
+
+/// The same, each value also within the range of `param` (psb_param_in_range);
+/// on failure writes what was expected, "three numbers X,Y,Z, each a number
+/// from -1000 to 1000 in m/s", into expected (`what` names the numbers:
+/// "three numbers X,Y,Z").
+bool psb_options_parse_param_numbers(const char *text, const psb_param_info *param, double *values,
+                                     int count, const char *what, char *expected,
+                                     size_t expected_size);
+
+/// The core's table entry called name; asserts that there is one.
+const psb_param_info *psb_options_param(const char *name);
 
 /// How many times the option called name was given (0 if never, or if its
 /// group keeps no counters). The name must be in one of the groups.

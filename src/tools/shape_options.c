@@ -47,9 +47,8 @@ static const psb_option shape_table[] = {
      .unit = "m",
      .help = "size: ring/sphere radius, box half size, torus major radius (minor R/3), half "
              "the cloth's width",
-     .min = 0,
-     .max = INFINITY,
-     .min_open = true},
+     .min = PSB_OPT_SIZE_MIN,
+     .max = PSB_OPT_SIZE_MAX},
     {.name = "columns",
      .type = PSB_OPT_INT,
      .offset = offsetof(psb_shape_options, columns),

@@ -23,7 +23,7 @@ typedef struct psb_shape_options {
     int points;    ///< ring: number of points (>= 3)
     int subdiv;    ///< refinement level N of the 3D shapes (0..8)
     double radius; ///< size R, m: sphere radius, box half size, torus major radius,
-                   ///< half the cloth's width (> 0)
+                   ///< half the cloth's width (PSB_OPT_SIZE_MIN .. PSB_OPT_SIZE_MAX)
     int columns;   ///< cloth: points across (along x, >= 2)
     int rows;      ///< cloth: points deep (along z, >= 2)
 } psb_shape_options;

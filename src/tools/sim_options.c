@@ -8,17 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *psb_sim_integrator_choice(int index) {
-    return psb_integrator_name((psb_integrator)index);
+int psb_sim_max_substeps(void) {
+    return (int)psb_options_param("substeps")->max;
 }
 
+// The box's corners, each coordinate in the core's range for them.
 static bool parse_walls(const char *text, void *field, char *expected, size_t expected_size) {
     psb_params *params = field;
+    const psb_param_info *lower = psb_options_param("walls-min");
+    const psb_param_info *upper = psb_options_param("walls-max");
     double v[6];
-    snprintf(expected, expected_size,
-             "six numbers X0,Y0,Z0,X1,Y1,Z1 in m with X0 < X1, Y0 < Y1 and Z0 < Z1");
-    if (!psb_options_parse_numbers(text, v, 6) || !(v[0] < v[3]) || !(v[1] < v[4]) ||
-        !(v[2] < v[5])) {
+    const bool read = psb_options_parse_param_numbers(
+        text, lower, v, 6, "six numbers X0,Y0,Z0,X1,Y1,Z1", expected, expected_size);
+    const size_t used = strlen(expected);
+    snprintf(expected + used, expected_size - used, ", with X0 < X1, Y0 < Y1 and Z0 < Z1");
+    if (!read || !psb_param_in_range(upper, v[3]) || !psb_param_in_range(upper, v[4]) ||
+        !psb_param_in_range(upper, v[5]) || !(v[0] < v[3]) || !(v[1] < v[4]) || !(v[2] < v[5])) {
         return false;
     }
     params->walls = true;
@@ -44,8 +49,15 @@ static bool parse_sphere(const char *text, void *field, char *expected, size_t e
         snprintf(expected, expected_size, "at most %d spheres", PSB_SIM_MAX_SPHERES);
         return false;
     }
-    snprintf(expected, expected_size, "four numbers X,Y,Z,R in m with R > 0");
-    if (!psb_options_parse_numbers(text, v, 4) || !(v[3] > 0.0)) {
+    // The centre where the walls' corners may be, the radius a size.
+    const psb_param_info *coordinate = psb_options_param("walls-min");
+    char range[160];
+    psb_param_describe_range(coordinate, range, sizeof range);
+    snprintf(expected, expected_size, "four numbers X,Y,Z,R: X, Y and Z each %s, R from %g to %g",
+             range, PSB_OPT_SIZE_MIN, PSB_OPT_SIZE_MAX);
+    if (!psb_options_parse_numbers(text, v, 4) || !psb_param_in_range(coordinate, v[0]) ||
+        !psb_param_in_range(coordinate, v[1]) || !psb_param_in_range(coordinate, v[2]) ||
+        !(v[3] >= PSB_OPT_SIZE_MIN && v[3] <= PSB_OPT_SIZE_MAX)) {
         return false;
     }
     spheres->centre[spheres->count] = (psb_vec3){v[0], v[1], v[2]};
@@ -56,14 +68,16 @@ static bool parse_sphere(const char *text, void *field, char *expected, size_t e
 
 static bool parse_substeps(const char *text, void *field, char *expected, size_t expected_size) {
     psb_sim_substeps *choice = field;
-    snprintf(expected, expected_size, "auto or an integer from 1 to %d", PSB_SIM_MAX_SUBSTEPS);
+    const psb_param_info *substeps = psb_options_param("substeps");
+    char range[96];
+    psb_param_describe_range(substeps, range, sizeof range);
+    snprintf(expected, expected_size, "auto or %s", range);
     if (strcmp(text, "auto") == 0) {
         choice->automatic = true;
         return true;
     }
     double value = 0.0;
-    if (!psb_options_parse_numbers(text, &value, 1) || value != floor(value) || value < 1.0 ||
-        value > PSB_SIM_MAX_SUBSTEPS) {
+    if (!psb_options_parse_numbers(text, &value, 1) || !psb_param_in_range(substeps, value)) {
         return false;
     }
     choice->automatic = false;
@@ -99,8 +113,8 @@ static bool parse_pin(const char *text, void *field, char *expected, size_t expe
 static bool parse_wind(const char *text, void *field, char *expected, size_t expected_size) {
     psb_vec3 *wind = field;
     double v[3];
-    snprintf(expected, expected_size, "three numbers X,Y,Z in m/s");
-    if (!psb_options_parse_numbers(text, v, 3)) {
+    if (!psb_options_parse_param_numbers(text, psb_options_param("wind"), v, 3,
+                                         "three numbers X,Y,Z", expected, expected_size)) {
         return false;
     }
     *wind = (psb_vec3){v[0], v[1], v[2]};
@@ -167,83 +181,40 @@ static const psb_option scene_table[] = {
 
 static const psb_option body_table[] = {
     {.name = "mass",
-     .type = PSB_OPT_NUMBER,
+     .param = "mass",
      .offset = SIM_FIELD(params.body.mass),
      .meta = "M",
-     .unit = "kg",
-     .help = "total mass of the body (of each body, with --mesh)",
-     .min = 0,
-     .max = INFINITY,
-     .min_open = true},
+     .help = "total mass of the body (of each body, with --mesh)"},
     {.name = "ks",
-     .type = PSB_OPT_NUMBER,
+     .param = "ks",
      .offset = SIM_FIELD(params.body.spring_k),
      .meta = "K",
-     .unit = "N/m",
-     .help = "spring stiffness (with --mesh: the mesh's own)",
-     .min = 0,
-     .max = INFINITY},
-    {.name = "kd",
-     .type = PSB_OPT_NUMBER,
-     .offset = SIM_FIELD(params.body.spring_damping),
-     .meta = "D",
-     .unit = "N·s/m",
-     .help = "spring damping along the spring",
-     .min = 0,
-     .max = INFINITY},
+     .help = "spring stiffness (with --mesh: the mesh's own)"},
+    {.name = "kd", .param = "kd", .offset = SIM_FIELD(params.body.spring_damping), .meta = "D"},
     {.name = "nrt",
-     .type = PSB_OPT_NUMBER,
+     .param = "nrt",
      .offset = SIM_FIELD(params.body.gas_nrt),
      .meta = "G",
-     .unit = "J",
      .help = "gas amount nRT; pressure = nRT / volume - p0 (ring default: 10; with --mesh: "
-             "the mesh's own)",
-     .min = 0,
-     .max = INFINITY},
-    {.name = "p0",
-     .type = PSB_OPT_NUMBER,
-     .offset = SIM_FIELD(params.body.outside_pressure),
-     .meta = "P",
-     .unit = "Pa; ring: N/m",
-     .help = "outside pressure, subtracted from nRT / V",
-     .min = -INFINITY,
-     .max = INFINITY},
+             "the mesh's own)"},
+    {.name = "p0", .param = "p0", .offset = SIM_FIELD(params.body.outside_pressure), .meta = "P"},
     {.name = "inflate-time",
-     .type = PSB_OPT_NUMBER,
+     .param = "inflate-time",
      .offset = SIM_FIELD(params.body.inflate_time),
-     .meta = "T",
-     .unit = "s",
-     .help = "ramp the gas from 0 to nRT over this time, 0 = at once",
-     .min = 0,
-     .max = INFINITY},
+     .meta = "T"},
     {.name = "mass-by-area",
      .type = PSB_OPT_FLAG,
      .offset = SIM_FIELD(params.body.mass_by_area),
      .help = "split the mass by the area around each point, not evenly"},
-    {.name = "shape-k",
-     .type = PSB_OPT_NUMBER,
-     .offset = SIM_FIELD(params.body.shape_k),
-     .meta = "K",
-     .unit = "N/m",
-     .help = "shape matching: pull points toward the best rigid fit",
-     .min = 0,
-     .max = INFINITY},
+    {.name = "shape-k", .param = "shape-k", .offset = SIM_FIELD(params.body.shape_k), .meta = "K"},
     {.name = "shape-damping",
-     .type = PSB_OPT_NUMBER,
+     .param = "shape-damping",
      .offset = SIM_FIELD(params.body.shape_damping),
-     .meta = "R",
-     .unit = "1/s",
-     .help = "shape matching: damp motion that is not rigid",
-     .min = 0,
-     .max = INFINITY},
+     .meta = "R"},
     {.name = "wind-drag",
-     .type = PSB_OPT_NUMBER,
+     .param = "wind-drag",
      .offset = SIM_FIELD(params.body.wind_drag),
-     .meta = "C",
-     .unit = "kg/(m²·s)",
-     .help = "wind force per point: C A ((w - v) . n) n",
-     .min = 0,
-     .max = INFINITY},
+     .meta = "C"},
     {.name = "pin",
      .type = PSB_OPT_CUSTOM,
      .offset = SIM_FIELD(pins),
@@ -254,26 +225,12 @@ static const psb_option body_table[] = {
 };
 
 static const psb_option world_table[] = {
-    {.name = "gravity",
-     .type = PSB_OPT_NUMBER,
-     .offset = SIM_FIELD(params.gravity),
-     .meta = "G",
-     .unit = "m/s²",
-     .help = "gravitational acceleration along -y, 0 = off",
-     .min = -INFINITY,
-     .max = INFINITY},
+    {.name = "gravity", .param = "gravity", .offset = SIM_FIELD(params.gravity), .meta = "G"},
     {.name = "gravity-waits",
      .type = PSB_OPT_FLAG,
      .offset = SIM_FIELD(params.gravity_waits_for_gas),
      .help = "hold gravity off until the gas is fully pumped in"},
-    {.name = "floor",
-     .type = PSB_OPT_NUMBER,
-     .offset = SIM_FIELD(params.floor_y),
-     .meta = "Y",
-     .unit = "m",
-     .help = "height of the floor plane",
-     .min = -INFINITY,
-     .max = INFINITY},
+    {.name = "floor", .param = "floor", .offset = SIM_FIELD(params.floor_y), .meta = "Y"},
     {.name = "no-floor",
      .type = PSB_OPT_FLAG,
      .offset = SIM_FIELD(no_floor),
@@ -285,27 +242,18 @@ static const psb_option world_table[] = {
      .unit = "m",
      .help = "start with the body's lowest point this far above the floor",
      .min = 0,
-     .max = INFINITY},
+     .max = PSB_OPT_SIZE_MAX},
     {.name = "restitution",
-     .type = PSB_OPT_NUMBER,
+     .param = "restitution",
      .offset = SIM_FIELD(params.restitution),
-     .meta = "E",
-     .help = "bounce: normal velocity after a contact = -E x before",
-     .min = 0,
-     .max = 1},
-    {.name = "friction",
-     .type = PSB_OPT_NUMBER,
-     .offset = SIM_FIELD(params.friction),
-     .meta = "MU",
-     .unit = "1/s",
-     .help = "friction rate: tangential velocity *= exp(-MU h) each sub-step h",
-     .min = 0,
-     .max = INFINITY},
+     .meta = "E"},
+    {.name = "friction", .param = "friction", .offset = SIM_FIELD(params.friction), .meta = "MU"},
+    // Both corners have the range of walls-min (and walls-max, the same).
     {.name = "walls",
+     .param = "walls-min",
      .type = PSB_OPT_CUSTOM,
      .offset = SIM_FIELD(params),
      .meta = "X0,Y0,Z0,X1,Y1,Z1",
-     .unit = "m",
      .help = "keep the points inside this box",
      .parse = parse_walls,
      .show = show_walls},
@@ -314,44 +262,31 @@ static const psb_option world_table[] = {
      .offset = SIM_FIELD(spheres),
      .meta = "X,Y,Z,R",
      .unit = "m",
-     .help = "a static sphere collider",
+     .help = "a static sphere collider: centre X,Y,Z (each where a --walls corner may be), "
+             "radius R (in the range of --radius)",
      .repeatable = true,
      .parse = parse_sphere},
     {.name = "wind",
+     .param = "wind",
      .type = PSB_OPT_CUSTOM,
      .offset = SIM_FIELD(params.wind),
      .meta = "X,Y,Z",
-     .unit = "m/s",
      .help = "wind velocity (gusts: --wind-turbulence)",
      .parse = parse_wind,
      .show = show_wind},
     {.name = "wind-turbulence",
-     .type = PSB_OPT_NUMBER,
+     .param = "wind-turbulence",
      .offset = SIM_FIELD(params.wind_turbulence),
-     .meta = "A",
-     .unit = "m/s",
-     .help = "gusts of up to A per component, varying over metres and seconds",
-     .min = 0,
-     .max = INFINITY},
+     .meta = "A"},
 };
 
 static const psb_option run_table[] = {
     {.name = "integrator",
-     .type = PSB_OPT_CHOICE,
+     .param = "integrator",
      .offset = SIM_FIELD(integrator),
      .help = "time integrator: bdf2 and implicit solve one step of dt, the explicit ones take "
-             "--substeps (implicit when --mesh loads a file and this is not given)",
-     .choice = psb_sim_integrator_choice,
-     .choice_count = PSB_INTEGRATOR_COUNT},
-    {.name = "dt",
-     .type = PSB_OPT_NUMBER,
-     .offset = SIM_FIELD(params.dt),
-     .meta = "DT",
-     .unit = "s",
-     .help = "length of one world step",
-     .min = 0,
-     .max = INFINITY,
-     .min_open = true},
+             "--substeps (implicit when --mesh loads a file and this is not given)"},
+    {.name = "dt", .param = "dt", .offset = SIM_FIELD(params.dt), .meta = "DT"},
     {.name = "substeps",
      .type = PSB_OPT_CUSTOM,
      .offset = SIM_FIELD(substeps),
@@ -360,41 +295,20 @@ static const psb_option run_table[] = {
              "stability estimate needs them (up to 10000); with implicit or bdf2, 1",
      .parse = parse_substeps,
      .show = show_substeps},
-    {.name = "tol",
-     .type = PSB_OPT_NUMBER,
-     .offset = SIM_FIELD(params.solver_tol),
-     .meta = "X",
-     .unit = "m/s",
-     .help = "implicit, bdf2: a step is solved when its last Newton step changed no point's "
-             "velocity by more than X",
-     .min = 0,
-     .max = INFINITY,
-     .min_open = true},
+    {.name = "tol", .param = "tol", .offset = SIM_FIELD(params.solver_tol), .meta = "X"},
     {.name = "iterations",
-     .type = PSB_OPT_INT,
+     .param = "iterations",
      .offset = SIM_FIELD(params.solver_iterations),
-     .meta = "N",
-     .help = "implicit, bdf2: the most conjugate-gradient iterations per sub-step of one body",
-     .min = 1,
-     .max = 100000},
+     .meta = "N"},
     {.name = "blowup-size",
-     .type = PSB_OPT_NUMBER,
+     .param = "blowup-size",
      .offset = SIM_FIELD(params.blowup_size),
      .meta = "D",
-     .unit = "body diameters",
      .help = "a point that moves farther than D body diameters in one world step counts as a "
-             "blow-up (the body is reset and counted in blowups)",
-     .min = 0,
-     .max = 1e6,
-     .min_open = true},
-    {.name = "threads",
-     .type = PSB_OPT_INT,
-     .offset = SIM_FIELD(params.threads),
-     .meta = "N",
-     .help = "threads that share each body's step (bodies of 4096 points and up, any integrator); "
-             "the same result for any N",
-     .min = 1,
-     .max = PSB_MAX_THREADS},
+             "blow-up (the body is reset and counted in blowups)"},
+    {.name = "threads", .param = "threads", .offset = SIM_FIELD(params.threads), .meta = "N"},
+    // Up to 1e7 s (four months): any longer is more world steps than an int
+    // holds at any --dt worth taking.
     {.name = "time",
      .type = PSB_OPT_NUMBER,
      .offset = SIM_FIELD(time),
@@ -402,7 +316,7 @@ static const psb_option run_table[] = {
      .unit = "s",
      .help = "simulated time to run",
      .min = 0,
-     .max = INFINITY},
+     .max = 1e7},
     {.name = "steps",
      .type = PSB_OPT_INT,
      .offset = SIM_FIELD(steps),

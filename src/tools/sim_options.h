@@ -13,10 +13,18 @@
 #include <stdbool.h>
 
 enum {
-    PSB_SIM_MAX_SPHERES = 256,   ///< --sphere may be given this many times
-    PSB_SIM_MAX_PINS = 4096,     ///< --pin may be given this many times
-    PSB_SIM_MAX_SUBSTEPS = 10000 ///< the most sub-steps psb_params allows
+    PSB_SIM_MAX_SPHERES = 256, ///< --sphere may be given this many times
+    PSB_SIM_MAX_PINS = 4096,   ///< --pin may be given this many times
 };
+
+/// The exit status of `psb sim` (and `psb bench`) after a run that finished
+/// but had blow-ups (bodies the core detected going wild and reset): its
+/// figures are not the physics asked for. 1 is a failure to read or write,
+/// 2 bad options or input.
+#define PSB_EXIT_BLOWUPS 3
+
+/// The most sub-steps a world step may have (the core's table's range).
+int psb_sim_max_substeps(void);
 
 /// --substeps: a count, or auto.
 typedef struct psb_sim_substeps {
@@ -68,9 +76,6 @@ typedef struct psb_sim_options {
 /// The defaults: the core's parameters, 5 s, automatic sub-steps, the body
 /// 1 m above the floor, no scene, no colliders or pins, no CSV, no export.
 psb_sim_options psb_sim_default_options(void);
-/// The name of integrator `index` (psb_integrator_name), for an option's
-/// choices (psb_option.choice).
-const char *psb_sim_integrator_choice(int index);
 
 /// Prints the help of every option (the defaults read from fresh structs).
 void psb_sim_options_print_help(FILE *out);

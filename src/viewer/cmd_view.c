@@ -52,14 +52,16 @@ static void show_size(const void *field, char *out, size_t out_size) {
 
 static bool parse_substeps(const char *text, void *field, char *expected, size_t expected_size) {
     int *substeps = field;
-    snprintf(expected, expected_size, "a whole number 1..10000, or auto");
+    const psb_param_info *range = psb_options_param("substeps");
+    char words[96];
+    psb_param_describe_range(range, words, sizeof words);
+    snprintf(expected, expected_size, "auto or %s", words);
     if (strcmp(text, "auto") == 0) {
         *substeps = 0;
         return true;
     }
-    char *end = NULL;
-    const long n = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || n < 1 || n > 10000) {
+    double n = 0.0;
+    if (!psb_options_parse_numbers(text, &n, 1) || !psb_param_in_range(range, n)) {
         return false;
     }
     *substeps = (int)n;
@@ -71,15 +73,12 @@ static void show_substeps(const void *field, char *out, size_t out_size) {
     snprintf(out, out_size, "auto");
 }
 
-static const char *integrator_choice(int index) {
-    return psb_integrator_name((psb_integrator)index);
-}
-
 static bool parse_wind(const char *text, void *field, char *expected, size_t expected_size) {
     psb_vec3 *wind = field;
-    snprintf(expected, expected_size, "three numbers X,Y,Z in m/s (e.g. 6,0,0)");
     double v[3];
-    if (!psb_options_parse_numbers(text, v, 3)) {
+    if (!psb_options_parse_param_numbers(text, psb_options_param("wind"), v, 3,
+                                         "three numbers X,Y,Z (e.g. 6,0,0)", expected,
+                                         expected_size)) {
         return false;
     }
     *wind = (psb_vec3){v[0], v[1], v[2]};
@@ -161,23 +160,18 @@ static const psb_option view_table[] = {
      .help = "points on the 2D ring",
      .min = 3,
      .max = 100000},
+    // The physics options take their ranges, units and (unless they say
+    // more) help from the core's table (psb_param_table).
     {.name = "integrator",
-     .type = PSB_OPT_CHOICE,
+     .param = "integrator",
      .offset = VIEW_FIELD(integrator),
      .help = "time integrator (the I key cycles through them): bdf2 and implicit solve one "
              "step a frame, the explicit ones take as many sub-steps as they need; unless this "
-             "or the I key chose one, loaded models run implicit",
-     .choice = integrator_choice,
-     .choice_count = PSB_INTEGRATOR_COUNT},
+             "or the I key chose one, loaded models run implicit"},
     {.name = "dt",
-     .type = PSB_OPT_NUMBER,
+     .param = "dt",
      .offset = VIEW_FIELD(config.scene_config.params.dt),
-     .meta = "DT",
-     .unit = "s",
-     .help = "length of one world step",
-     .min = 0,
-     .max = 1,
-     .min_open = true},
+     .meta = "DT"},
     {.name = "substeps",
      .type = PSB_OPT_CUSTOM,
      .offset = VIEW_FIELD(substeps),
@@ -187,106 +181,69 @@ static const psb_option view_table[] = {
      .parse = parse_substeps,
      .show = show_substeps},
     {.name = "tol",
-     .type = PSB_OPT_NUMBER,
+     .param = "tol",
      .offset = VIEW_FIELD(config.scene_config.params.solver_tol),
-     .meta = "X",
-     .unit = "m/s",
-     .help = "implicit, bdf2: a step is solved when its last Newton step changed no point's "
-             "velocity by more than X",
-     .min = 0,
-     .max = INFINITY,
-     .min_open = true},
+     .meta = "X"},
     {.name = "iterations",
-     .type = PSB_OPT_INT,
+     .param = "iterations",
      .offset = VIEW_FIELD(config.scene_config.params.solver_iterations),
-     .meta = "N",
-     .help = "implicit, bdf2: the most conjugate-gradient iterations per sub-step of one body",
-     .min = 1,
-     .max = 100000},
+     .meta = "N"},
     {.name = "threads",
-     .type = PSB_OPT_INT,
+     .param = "threads",
      .offset = VIEW_FIELD(config.scene_config.params.threads),
-     .meta = "N",
-     .help = "threads that share each body's step (bodies of 4096 points and up, any integrator); "
-             "the same motion for any N",
-     .min = 1,
-     .max = PSB_MAX_THREADS},
+     .meta = "N"},
     {.name = "mass",
-     .type = PSB_OPT_NUMBER,
+     .param = "mass",
      .offset = VIEW_FIELD(config.scene_config.params.body.mass),
      .meta = "M",
-     .unit = "kg",
-     .help = "mass of every body",
-     .min = 0,
-     .max = INFINITY,
-     .min_open = true},
+     .help = "mass of every body"},
     {.name = "ks",
-     .type = PSB_OPT_NUMBER,
+     .param = "ks",
      .offset = VIEW_FIELD(config.scene_config.params.body.spring_k),
      .meta = "K",
-     .unit = "N/m",
-     .help = "spring stiffness of every body (loaded models: each one's own)",
-     .min = 0,
-     .max = INFINITY},
+     .help = "spring stiffness of every body (loaded models: each one's own)"},
     {.name = "kd",
-     .type = PSB_OPT_NUMBER,
+     .param = "kd",
      .offset = VIEW_FIELD(config.scene_config.params.body.spring_damping),
      .meta = "D",
-     .unit = "N*s/m",
-     .help = "spring damping of every body",
-     .min = 0,
-     .max = INFINITY},
+     .help = "spring damping of every body"},
     {.name = "gravity",
-     .type = PSB_OPT_NUMBER,
+     .param = "gravity",
      .offset = VIEW_FIELD(gravity),
      .meta = "G",
-     .unit = "m/s^2",
-     .help = "gravitational acceleration along -y (the G key turns it off and on)",
-     .min = 0,
-     .max = 1000},
+     .help = "gravitational acceleration along -y (the G key turns it off and on)"},
+    // What M switches on: 0 would switch nothing on.
     {.name = "shape-k",
-     .type = PSB_OPT_NUMBER,
+     .param = "shape-k",
      .offset = VIEW_FIELD(config.scene_config.shape_k),
      .meta = "K",
-     .unit = "N/m",
      .help = "shape matching stiffness k_shape: the shape scene's matched bodies, and every body "
              "when M switches shape matching on",
-     .min = 0,
-     .max = INFINITY,
      .min_open = true},
     {.name = "shape-damping",
-     .type = PSB_OPT_NUMBER,
+     .param = "shape-damping",
      .offset = VIEW_FIELD(config.scene_config.shape_damping),
      .meta = "R",
-     .unit = "1/s",
-     .help = "shape matching's damping rate (toward the best rigid motion), as for --shape-k",
-     .min = 0,
-     .max = INFINITY},
+     .help = "shape matching's damping rate (toward the best rigid motion), as for --shape-k"},
     {.name = "wind",
+     .param = "wind",
      .type = PSB_OPT_CUSTOM,
      .offset = VIEW_FIELD(wind),
      .meta = "X,Y,Z",
-     .unit = "m/s",
      .help = "wind velocity in every scene (the flag scene's too); B switches it off and on",
      .parse = parse_wind,
      .show = show_wind},
     {.name = "wind-turbulence",
-     .type = PSB_OPT_NUMBER,
+     .param = "wind-turbulence",
      .offset = VIEW_FIELD(wind_turbulence),
      .meta = "A",
-     .unit = "m/s",
      .help = "amplitude of the gusts added to the wind, in every scene (the flag scene's too)",
-     .min = 0,
-     .max = INFINITY,
      .default_text = "0; the flag scene's: 2"},
     {.name = "wind-drag",
-     .type = PSB_OPT_NUMBER,
+     .param = "wind-drag",
      .offset = VIEW_FIELD(config.scene_config.params.body.wind_drag),
      .meta = "C",
-     .unit = "kg/(m^2*s)",
-     .help = "how hard the wind pushes on every body: F = C A ((w - v).n) n per point",
-     .min = 0,
-     .max = INFINITY},
+     .help = "how hard the wind pushes on every body: F = C A ((w - v).n) n per point"},
     {.name = "grab-k",
      .type = PSB_OPT_NUMBER,
      .offset = VIEW_FIELD(config.grab_k),

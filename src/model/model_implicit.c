@@ -1,0 +1,427 @@
+// The solved step, written plainly: backward Euler and BDF2 in their
+// variational form.
+//
+// One sub-step finds the positions x that minimise
+//
+//     G(x) = sum_i m_i / (2 h^2) |x_i - y_i|^2 + E(x)
+//
+// and sets v = (x - xb) / h. Backward Euler: h is the sub-step, xb = x_n and
+// y = x_n + h v_n. BDF2 (from its second sub-step on): h is 2/3 of the
+// sub-step, xb = (4 x_n - x_{n-1}) / 3 and y = xb + h (4 v_n - v_{n-1}) / 3.
+// E is everything that depends on where the points end:
+//   springs   1/2 ks (l - L0)^2 + kd / (2 h) (u0 . ((x_i - x_j) - (xb_i - xb_j)))^2,
+//             u0 the spring's direction at the start (its gradient is the
+//             damping force kd ((v_i - v_j) . u0) u0);
+//   gas       -nRT ln V + P0 V (its gradient is -P dV/dx), straightened to
+//             its tangent below a thousandth of the rest volume;
+//   gravity   m g y;
+//   grab      1/2 k |x - target|^2 + c / (2 h) |x - xb|^2, c = 2 sqrt(k m).
+// At the minimum, M (x - y) / h^2 = F(x, v): the implicit update. Contacts
+// are constraints: no point may end inside the floor or a wall, nor behind
+// the plane that touches its nearest sphere where it started the step (the
+// sphere lies behind it); one pressed onto a surface moves only along it. The minimum is found by Newton's method:
+// each step solves H d = -grad G by conjugate gradients with H applied
+// point by point, then a line search along d lowers G. Afterwards the points
+// on a surface get restitution and friction, and the pins are held.
+#include "model_internal.h"
+
+// Solved when no point's velocity would change by more than this, m/s.
+#define TOLERANCE 1e-9
+// Within this of a collider's surface, m, a point touches it.
+#define TOUCH_SLACK 1e-9
+
+enum { NEWTON_MAX = 200, HALVINGS_MAX = 40 };
+
+typedef struct solve_ctx {
+    const psb_model *m;
+    model_body *b;
+    double h;       // s: the sub-step (backward Euler), 2/3 of it (BDF2)
+    double gravity; // m/s^2
+    double nrt;     // J
+    double grab_c;  // N s/m: the grab spring's damping
+} solve_ctx;
+
+// G at b->x; its gradient into grad.
+static double energy(const solve_ctx *s, psb_vec3 *grad) {
+    const model_body *b = s->b;
+    const double h = s->h, ks = b->params.spring_k, kd = b->params.spring_damping;
+    double G = 0.0;
+    for (int i = 0; i < b->n; i++) {
+        const psb_vec3 from_y = sub(b->x[i], b->y[i]);
+        G += b->mass[i] / (2.0 * h * h) * dot(from_y, from_y) + b->mass[i] * s->gravity * b->x[i].y;
+        grad[i] = axpy((psb_vec3){0.0, b->mass[i] * s->gravity, 0.0}, b->mass[i] / (h * h), from_y);
+    }
+    for (int k = 0; k < b->spring_count; k++) {
+        const int i = b->spring[2 * k], j = b->spring[2 * k + 1];
+        const psb_vec3 d = sub(b->x[i], b->x[j]);
+        const double l = norm(d), stretch = l - b->rest[k];
+        const double rel = dot(b->u0[k], sub(d, sub(b->xb[i], b->xb[j])));
+        G += 0.5 * ks * stretch * stretch + 0.5 * kd / h * rel * rel;
+        psb_vec3 pull = scale(kd / h * rel, b->u0[k]);
+        if (l > 0.0) {
+            pull = axpy(pull, ks * stretch / l, d);
+        }
+        grad[i] = add(grad[i], pull);
+        grad[j] = sub(grad[j], pull);
+    }
+    if (b->kind != PSB_CLOTH) {
+        const double V = model_volume(b, b->x), Vf = model_floor_volume(b);
+        G += (V > Vf ? -s->nrt * log(V) : -s->nrt * (log(Vf) + (V - Vf) / Vf)) +
+             b->params.outside_pressure * V;
+        const double P = model_pressure(b, s->nrt, V);
+        model_volume_gradient(b, b->x, b->g);
+        for (int i = 0; i < b->n; i++) {
+            grad[i] = axpy(grad[i], -P, b->g[i]);
+        }
+    }
+    if (b->grab_point >= 0) {
+        const int k = b->grab_point;
+        const psb_vec3 to = sub(b->x[k], b->grab_target), moved = sub(b->x[k], b->xb[k]);
+        G += 0.5 * b->grab_k * dot(to, to) + 0.5 * s->grab_c / h * dot(moved, moved);
+        grad[k] = add(grad[k], add(scale(b->grab_k, to), scale(s->grab_c / h, moved)));
+    }
+    return G;
+}
+
+// Each point's sphere plane: the nearest sphere's tangent plane at x.
+static void sphere_planes(const psb_model *m, model_body *b) {
+    for (int i = 0; i < b->n; i++) {
+        double best = INFINITY;
+        b->plane_n[i] = (psb_vec3){0.0, 0.0, 0.0};
+        b->plane_d[i] = 0.0;
+        for (int k = 0; k < m->sphere_count; k++) {
+            psb_vec3 centre;
+            double r;
+            model_sphere_seen(m, b, k, &centre, &r);
+            const double dist = norm(sub(b->x[i], centre));
+            if (r > 0.0 && dist - r < best) {
+                best = dist - r;
+                const psb_vec3 n =
+                    dist > 0.0 ? scale(1.0 / dist, sub(b->x[i], centre)) : (psb_vec3){0.0, 1.0, 0.0};
+                b->plane_n[i] = n;
+                b->plane_d[i] = dot(n, centre) + r;
+            }
+        }
+    }
+}
+
+// Point i at x moved out of the floor, the walls and behind its sphere plane.
+static void push_out(const solve_ctx *s, int i, psb_vec3 *x) {
+    model_push_out(s->m, s->b, x, false);
+    const psb_vec3 n = s->b->plane_n[i];
+    const double behind = s->b->plane_d[i] - dot(n, *x);
+    if (behind > 0.0) {
+        *x = axpy(*x, behind, n);
+    }
+}
+
+// The normals of the surfaces point i at x touches (or is in); returns
+// their count.
+static int contact_normals(const solve_ctx *s, int i, psb_vec3 x, psb_vec3 n[8]) {
+    int count = model_contact_normals(s->m, s->b, x, TOUCH_SLACK, false, n);
+    const psb_vec3 plane = s->b->plane_n[i];
+    const double d = s->b->plane_d[i];
+    if (count < 8 && dot(plane, plane) > 0.0 && dot(plane, x) - d <= TOUCH_SLACK * (1.0 + fabs(d))) {
+        n[count++] = plane;
+    }
+    return count;
+}
+
+// w with the normals of the contacts that hold point i taken out; pinned
+// points do not move at all.
+static psb_vec3 filter(const solve_ctx *s, int i, psb_vec3 w) {
+    if (s->b->pinned[i]) {
+        return (psb_vec3){0.0, 0.0, 0.0};
+    }
+    psb_vec3 n[8];
+    const int count = contact_normals(s, i, s->b->x[i], n);
+    for (int k = 0; k < count; k++) {
+        // Held: the gradient presses it into the collider (-grad . n < 0).
+        if (dot(s->b->r[i], n[k]) > 0.0) {
+            w = axpy(w, -dot(w, n[k]), n[k]);
+        }
+    }
+    return w;
+}
+
+// q = H p (filtered): the Hessian of G at b->x applied to p.
+static void hessian_times(const solve_ctx *s, const psb_vec3 *p, psb_vec3 *q) {
+    const model_body *b = s->b;
+    const double h = s->h, ks = b->params.spring_k, kd = b->params.spring_damping;
+    for (int i = 0; i < b->n; i++) {
+        q[i] = scale(b->mass[i] / (h * h), p[i]);
+    }
+    // A spring: K (p_i - p_j) with K = ks [u u^T + (1 - L0/l) (I - u u^T)] +
+    // kd / h u0 u0^T, the lateral term held at 0 on a compressed spring so
+    // that K stays positive semi-definite.
+    for (int k = 0; k < b->spring_count; k++) {
+        const int i = b->spring[2 * k], j = b->spring[2 * k + 1];
+        const psb_vec3 d = sub(b->x[i], b->x[j]), w = sub(p[i], p[j]);
+        const double l = norm(d);
+        psb_vec3 Kw = scale(kd / h * dot(b->u0[k], w), b->u0[k]);
+        if (l > 0.0) {
+            const psb_vec3 u = scale(1.0 / l, d);
+            const double along = dot(u, w), lateral = fmax(0.0, 1.0 - b->rest[k] / l);
+            Kw = add(Kw, scale(ks, add(scale(along, u), scale(lateral, axpy(w, -along, u)))));
+        }
+        q[i] = add(q[i], Kw);
+        q[j] = sub(q[j], Kw);
+    }
+    // The gas: (nRT / V^2) g (g . p) - P H_V p, g = dV/dx. H_V p is the
+    // change of g along p: on a shell 1/6 (p_b x x_c + x_b x p_c) for each
+    // triangle (a, b, c) at a; on a ring 1/2 (p_{i+1}.y - p_{i-1}.y,
+    // p_{i-1}.x - p_{i+1}.x).
+    if (b->kind != PSB_CLOTH) {
+        const double V = model_volume(b, b->x), Vf = model_floor_volume(b);
+        const double P = model_pressure(b, s->nrt, V);
+        model_volume_gradient(b, b->x, b->g);
+        double gp = 0.0;
+        for (int i = 0; i < b->n; i++) {
+            gp += dot(b->g[i], p[i]);
+        }
+        const double c = V > Vf ? s->nrt / (V * V) : 0.0;
+        for (int i = 0; i < b->n; i++) {
+            q[i] = axpy(q[i], c * gp, b->g[i]);
+        }
+        if (b->kind == PSB_RING) {
+            for (int i = 0; i < b->n; i++) {
+                const psb_vec3 next = p[(i + 1) % b->n], prev = p[(i + b->n - 1) % b->n];
+                q[i] = axpy(q[i], -0.5 * P, (psb_vec3){next.y - prev.y, prev.x - next.x, 0.0});
+            }
+        } else {
+            const psb_vec3 o = b->x[0];
+            for (int t = 0; t < b->tri_count; t++) {
+                const int *v = &b->tri[3 * t];
+                for (int k = 0; k < 3; k++) {
+                    const int j = v[(k + 1) % 3], l = v[(k + 2) % 3];
+                    const psb_vec3 dg =
+                        add(cross(p[j], sub(b->x[l], o)), cross(sub(b->x[j], o), p[l]));
+                    q[v[k]] = axpy(q[v[k]], -P / 6.0, dg);
+                }
+            }
+        }
+    }
+    if (b->grab_point >= 0) {
+        q[b->grab_point] = axpy(q[b->grab_point], b->grab_k + s->grab_c / h, p[b->grab_point]);
+    }
+    for (int i = 0; i < b->n; i++) {
+        q[i] = filter(s, i, q[i]);
+    }
+}
+
+// An upper bound of H's diagonal at point i, the preconditioner's scale.
+static double diagonal(const solve_ctx *s, int i) {
+    const model_body *b = s->b;
+    const double springs = b->degree[i] * (b->params.spring_k + b->params.spring_damping / s->h);
+    const double grab = i == b->grab_point ? b->grab_k + s->grab_c / s->h : 0.0;
+    return b->mass[i] / (s->h * s->h) + springs + grab;
+}
+
+// d ~ -H^-1 r by preconditioned conjugate gradients, to a hundredth of the
+// first residual (Newton's next step corrects the rest); stops early on
+// negative curvature. Returns the iterations taken.
+static int conjugate_gradients(const solve_ctx *s) {
+    model_body *b = s->b;
+    const int n = b->n;
+    double rz = 0.0, r0 = 0.0;
+    for (int i = 0; i < n; i++) {
+        b->d[i] = (psb_vec3){0.0, 0.0, 0.0};
+        b->q[i] = scale(-1.0, filter(s, i, b->r[i])); // the residual of H d = -r at d = 0
+        b->z[i] = scale(1.0 / diagonal(s, i), b->q[i]);
+        b->p[i] = b->z[i];
+        rz += dot(b->q[i], b->z[i]);
+        r0 += dot(b->q[i], b->q[i]);
+    }
+    // Keeps the residual in xs while q holds H p.
+    for (int i = 0; i < n; i++) {
+        b->xs[i] = b->q[i];
+    }
+    int it = 0;
+    for (; it < 5 * n + 100 && rz > 0.0; it++) {
+        hessian_times(s, b->p, b->q);
+        double pq = 0.0;
+        for (int i = 0; i < n; i++) {
+            pq += dot(b->p[i], b->q[i]);
+        }
+        if (!(pq > 0.0)) {
+            if (it == 0) {
+                for (int i = 0; i < n; i++) {
+                    b->d[i] = b->p[i]; // steepest descent, preconditioned
+                }
+            }
+            break;
+        }
+        const double alpha = rz / pq;
+        double rz_next = 0.0, rr = 0.0;
+        for (int i = 0; i < n; i++) {
+            b->d[i] = axpy(b->d[i], alpha, b->p[i]);
+            b->xs[i] = axpy(b->xs[i], -alpha, b->q[i]);
+            b->z[i] = scale(1.0 / diagonal(s, i), b->xs[i]);
+            rz_next += dot(b->xs[i], b->z[i]);
+            rr += dot(b->xs[i], b->xs[i]);
+        }
+        if (rr <= 1e-4 * r0) {
+            it++;
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            b->p[i] = axpy(b->z[i], rz_next / rz, b->p[i]);
+        }
+        rz = rz_next;
+    }
+    return it;
+}
+
+// The largest velocity change a Newton step would still make: max over
+// points of |filtered gradient| h / m, m/s.
+static double residual(const solve_ctx *s) {
+    double most = 0.0;
+    for (int i = 0; i < s->b->n; i++) {
+        most = fmax(most, norm(filter(s, i, s->b->r[i])) * s->h / s->b->mass[i]);
+    }
+    return most;
+}
+
+// Newton's method on G from b->x; b->r holds the gradient.
+static void solve(solve_ctx *s, int *newton_out, int *cg_out, bool *converged) {
+    model_body *b = s->b;
+    psb_vec3 *start = b->x0; // where each line search starts
+    double G = energy(s, b->r);
+    int newton = 0, cg = 0;
+    *converged = residual(s) <= TOLERANCE;
+    while (!*converged && newton < NEWTON_MAX) {
+        cg += conjugate_gradients(s);
+        newton++;
+        // The line search from here: at most a tenth of the body's size at
+        // first (far from the minimum the quadratic model is far off),
+        // halving until G falls enough (Armijo) or, in G's rounding, the
+        // residual does.
+        double longest = 0.0;
+        for (int i = 0; i < b->n; i++) {
+            start[i] = b->x[i];
+            longest = fmax(longest, norm(b->d[i]));
+        }
+        const double r_before = residual(s);
+        double alpha = longest > 0.1 * b->rest_size ? 0.1 * b->rest_size / longest : 1.0;
+        bool accepted = false;
+        for (int tries = 0; tries < HALVINGS_MAX && !accepted; tries++, alpha *= 0.5) {
+            double slope = 0.0;
+            for (int i = 0; i < b->n; i++) {
+                b->x[i] = axpy(start[i], alpha, b->d[i]);
+                if (!b->pinned[i]) {
+                    push_out(s, i, &b->x[i]);
+                }
+                slope += dot(b->r[i], sub(b->x[i], start[i]));
+            }
+            if (!(slope < 0.0)) {
+                continue;
+            }
+            const double G_trial = energy(s, b->q);
+            const double noise = 1e-13 * (fabs(G) + fabs(G_trial) + 1.0);
+            bool lower = G_trial <= G + 1e-4 * slope;
+            if (!lower && -slope < noise && G_trial <= G + noise) {
+                for (int i = 0; i < b->n; i++) {
+                    b->p[i] = b->r[i];
+                    b->r[i] = b->q[i];
+                }
+                lower = residual(s) < r_before;
+                for (int i = 0; !lower && i < b->n; i++) {
+                    b->r[i] = b->p[i];
+                }
+            }
+            if (lower) {
+                accepted = true;
+                G = energy(s, b->r);
+            }
+        }
+        if (!accepted) {
+            for (int i = 0; i < b->n; i++) {
+                b->x[i] = start[i];
+            }
+            energy(s, b->r);
+            break;
+        }
+        *converged = residual(s) <= TOLERANCE;
+    }
+    *newton_out = newton;
+    *cg_out = cg;
+}
+
+void model_implicit_step(psb_model *m, model_body *b, double t, double dt) {
+    const bool bdf2_asked = m->params.integrator == PSB_BDF2;
+    // BDF2 needs the last sub-step's start; the first is backward Euler's.
+    const bool bdf2 = bdf2_asked && b->hist_h == dt;
+    solve_ctx s = {
+        .m = m,
+        .b = b,
+        .h = bdf2 ? 2.0 * dt / 3.0 : dt,
+        .gravity = model_gravity(b, &m->params, t + dt),
+        .nrt = model_gas_nrt(b, t + dt),
+        .grab_c = b->grab_point >= 0 ? 2.0 * sqrt(b->grab_k * b->mass[b->grab_point]) : 0.0,
+    };
+    for (int k = 0; k < b->spring_count; k++) {
+        const psb_vec3 d = sub(b->x[b->spring[2 * k]], b->x[b->spring[2 * k + 1]]);
+        const double l = norm(d);
+        b->u0[k] = l > 0.0 ? scale(1.0 / l, d) : (psb_vec3){0.0, 0.0, 0.0};
+    }
+    for (int i = 0; i < b->n; i++) {
+        const psb_vec3 x = b->x[i], v = b->v[i];
+        if (bdf2) {
+            // A velocity changed since the last solve (a bounce, a poke) by
+            // `kick` counts as a kick before the last step: v_{n-1} + kick,
+            // x_{n-1} - dt kick. A point moved since takes the history of
+            // its own velocity.
+            const bool moved = x.x != b->end_x[i].x || x.y != b->end_x[i].y || x.z != b->end_x[i].z;
+            const psb_vec3 kick = sub(v, b->end_v[i]);
+            const psb_vec3 x_prev = moved ? axpy(x, -dt, v) : axpy(b->hist_x[i], -dt, kick);
+            const psb_vec3 v_prev = moved ? v : add(b->hist_v[i], kick);
+            b->xb[i] = scale(1.0 / 3.0, sub(scale(4.0, x), x_prev));
+            b->y[i] = axpy(b->xb[i], s.h / 3.0, sub(scale(4.0, v), v_prev));
+        } else {
+            b->xb[i] = x;
+            b->y[i] = axpy(x, dt, v);
+        }
+        b->hist_x[i] = x;
+        b->hist_v[i] = v;
+    }
+    sphere_planes(m, b);
+    // Start from the lower in G of staying put and free flight (kept out of
+    // the colliders).
+    const double G_stay = energy(&s, b->r);
+    for (int i = 0; i < b->n; i++) {
+        b->xs[i] = b->x[i];
+        if (!b->pinned[i]) {
+            b->x[i] = axpy(b->y[i], -s.h * s.h * s.gravity, (psb_vec3){0.0, 1.0, 0.0});
+            push_out(&s, i, &b->x[i]);
+        }
+    }
+    if (energy(&s, b->r) > G_stay) {
+        for (int i = 0; i < b->n; i++) {
+            b->x[i] = b->xs[i];
+        }
+    }
+    int newton = 0, cg = 0;
+    bool converged = false;
+    solve(&s, &newton, &cg, &converged);
+    m->report.newton += newton;
+    m->report.iterations += cg;
+    m->report.converged = m->report.converged && converged;
+    for (int i = 0; i < b->n; i++) {
+        b->v[i] = scale(1.0 / s.h, sub(b->x[i], b->xb[i]));
+        b->end_x[i] = b->x[i];
+        b->end_v[i] = b->v[i];
+    }
+    b->hist_h = bdf2_asked ? dt : 0.0;
+    // Bounces and friction on the surfaces the points end on.
+    model_contact_response(m, b, dt, TOUCH_SLACK, false);
+    const double keep = exp(-m->params.friction * dt);
+    for (int i = 0; i < b->n; i++) {
+        psb_vec3 n[8];
+        const int count = contact_normals(&s, i, b->x[i], n);
+        if (count > 0 && n[count - 1].x == b->plane_n[i].x && n[count - 1].y == b->plane_n[i].y &&
+            n[count - 1].z == b->plane_n[i].z) {
+            b->v[i] = model_bounce(m, b->v[i], b->plane_n[i], keep);
+        }
+    }
+    model_hold_pins(b);
+}

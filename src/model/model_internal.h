@@ -1,0 +1,99 @@
+// The plain model's data, shared by model.c (bodies, forces, the explicit
+// integrators, contacts) and model_implicit.c (the solved step).
+#ifndef PSB_MODEL_INTERNAL_H
+#define PSB_MODEL_INTERNAL_H
+
+#include <math.h>
+#include <stdbool.h>
+
+#include "psb_model.h"
+
+typedef struct model_body {
+    psb_body_kind kind;
+    int n;             // points
+    psb_vec3 *x, *v;   // positions, m, and velocities, m/s
+    double *mass;      // kg, per point
+    bool *pinned;      // a pinned point stays at pin_at, at rest
+    psb_vec3 *pin_at;  // m
+    int spring_count;  // springs: ring, consecutive points; shell, triangle edges;
+    int *spring;       // cloth, triangle edges and its own (2 indices each)
+    double *rest;      // rest length of each spring, m
+    int *degree;       // springs at each point
+    int tri_count;     // triangles, 3 indices each, counter-clockwise from
+    int *tri;          // outside (none on a ring)
+    psb_body_params params;
+    double rest_volume; // volume of the rest shape, m³ (2D: m²)
+    double rest_size;   // diagonal of the rest shape's box, m
+    double start_time;  // s: when the gas began to flow in
+    int grab_point;     // -1: nothing grabbed
+    psb_vec3 grab_target;
+    double grab_k;      // N/m
+    // BDF2's history: the state at the start of the last sub-step
+    // (hist_x, hist_v) and the one its solve left, before the contacts
+    // changed it (end_x, end_v); hist_h is that sub-step, 0 for none.
+    psb_vec3 *hist_x, *hist_v, *end_x, *end_v;
+    double hist_h;
+    // Scratch for the steps: start of step, stage sums, forces, solver vectors.
+    psb_vec3 *x0, *v0, *sx, *sv, *f;
+    psb_vec3 *y, *xb, *u0, *g, *d, *r, *z, *p, *q, *xs;
+    // The solved step's spheres: each point's nearest one as the plane
+    // n . x >= plane_d that touches it where the point started (n = 0: none).
+    psb_vec3 *plane_n;
+    double *plane_d;
+} model_body;
+
+struct psb_model {
+    psb_params params;
+    double time; // s
+    int body_count;
+    model_body **bodies;
+    int sphere_count;
+    psb_vec3 *sphere_centre; // m
+    double *sphere_radius;   // m
+    psb_solver_report report;
+};
+
+static inline psb_vec3 add(psb_vec3 a, psb_vec3 b) {
+    return (psb_vec3){a.x + b.x, a.y + b.y, a.z + b.z};
+}
+static inline psb_vec3 sub(psb_vec3 a, psb_vec3 b) {
+    return (psb_vec3){a.x - b.x, a.y - b.y, a.z - b.z};
+}
+static inline psb_vec3 scale(double s, psb_vec3 a) {
+    return (psb_vec3){s * a.x, s * a.y, s * a.z};
+}
+// a + s b
+static inline psb_vec3 axpy(psb_vec3 a, double s, psb_vec3 b) {
+    return (psb_vec3){a.x + s * b.x, a.y + s * b.y, a.z + s * b.z};
+}
+static inline double dot(psb_vec3 a, psb_vec3 b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+static inline psb_vec3 cross(psb_vec3 a, psb_vec3 b) {
+    return (psb_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+static inline double norm(psb_vec3 a) {
+    return sqrt(dot(a, a));
+}
+
+// model.c, for the solved step.
+double model_volume(const model_body *b, const psb_vec3 *x);
+void model_volume_gradient(const model_body *b, const psb_vec3 *x, psb_vec3 *g);
+double model_gas_nrt(const model_body *b, double t);
+double model_gravity(const model_body *b, const psb_params *p, double t);
+double model_pressure(const model_body *b, double nrt, double volume);
+double model_floor_volume(const model_body *b);
+void model_sphere_seen(const psb_model *m, const model_body *b, int s, psb_vec3 *centre,
+                       double *radius);
+void model_push_out(const psb_model *m, const model_body *b, psb_vec3 *x, bool with_spheres);
+int model_contact_normals(const psb_model *m, const model_body *b, psb_vec3 x, double slack,
+                          bool with_spheres, psb_vec3 normals[8]);
+psb_vec3 model_bounce(const psb_model *m, psb_vec3 v, psb_vec3 n, double keep);
+void model_contact_response(const psb_model *m, model_body *b, double h, double slack,
+                            bool with_spheres);
+void model_hold_pins(model_body *b);
+
+// model_implicit.c: one sub-step of backward Euler or BDF2.
+void model_implicit_step(psb_model *m, model_body *b, double t, double h);
+
+#endif

@@ -1,0 +1,308 @@
+// The plain model's bookkeeping: making bodies from their definitions (the
+// springs, rest lengths and masses, as psb_world makes them), and reading
+// them back. The physics is in model.c and model_implicit.c.
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_internal.h"
+
+psb_model *psb_model_create(const psb_params *params, psb_error *err) {
+    if (psb_params_validate(params, err) != PSB_OK) {
+        return NULL;
+    }
+    psb_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a model world");
+        return NULL;
+    }
+    m->params = *params;
+    return m;
+}
+
+static void body_free(model_body *b) {
+    if (!b) {
+        return;
+    }
+    psb_vec3 *vectors[] = {b->x,      b->v,      b->pin_at, b->hist_x, b->hist_v, b->end_x,
+                           b->end_v,  b->x0,     b->v0,     b->sx,     b->sv,     b->f,
+                           b->y,      b->xb,     b->u0,     b->g,      b->d,      b->r,
+                           b->z,      b->p,      b->q,      b->xs,     b->plane_n};
+    for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++) {
+        free(vectors[k]);
+    }
+    free(b->mass);
+    free(b->pinned);
+    free(b->spring);
+    free(b->rest);
+    free(b->degree);
+    free(b->plane_d);
+    free(b->tri);
+    free(b);
+}
+
+void psb_model_destroy(psb_model *m) {
+    if (!m) {
+        return;
+    }
+    for (int k = 0; k < m->body_count; k++) {
+        body_free(m->bodies[k]);
+    }
+    free(m->bodies);
+    free(m->sphere_centre);
+    free(m->sphere_radius);
+    free(m);
+}
+
+psb_status psb_model_set_params(psb_model *m, const psb_params *params, psb_error *err) {
+    const psb_status status = psb_params_validate(params, err);
+    if (status == PSB_OK) {
+        m->params = *params;
+    }
+    return status;
+}
+
+static int compare_edges(const void *a, const void *b) {
+    const int *p = a, *q = b;
+    return p[0] != q[0] ? (p[0] > q[0]) - (p[0] < q[0]) : (p[1] > q[1]) - (p[1] < q[1]);
+}
+
+// The springs: a ring's join consecutive points; a shell's and a cloth's
+// are the triangles' edges (and a cloth's own), each once.
+static bool make_springs(model_body *b, const psb_body_def *def) {
+    if (b->kind == PSB_RING) {
+        b->spring_count = b->n;
+        b->spring = malloc(2 * (size_t)b->n * sizeof(int));
+        for (int i = 0; b->spring && i < b->n; i++) {
+            b->spring[2 * i] = i;
+            b->spring[2 * i + 1] = (i + 1) % b->n;
+        }
+        return b->spring != NULL;
+    }
+    const int extra = b->kind == PSB_CLOTH ? def->spring_count : 0;
+    const int count = 3 * b->tri_count + extra;
+    int *e = malloc(2 * (size_t)(count > 0 ? count : 1) * sizeof(int));
+    if (!e) {
+        return false;
+    }
+    for (int k = 0; k < count; k++) {
+        const int t = k / 3, corner = k % 3;
+        const int i = k < 3 * b->tri_count ? b->tri[3 * t + corner] : def->springs[2 * (k - 3 * b->tri_count)];
+        const int j = k < 3 * b->tri_count ? b->tri[3 * t + (corner + 1) % 3]
+                                           : def->springs[2 * (k - 3 * b->tri_count) + 1];
+        e[2 * k] = i < j ? i : j;
+        e[2 * k + 1] = i < j ? j : i;
+    }
+    qsort(e, (size_t)count, 2 * sizeof(int), compare_edges);
+    b->spring_count = 0;
+    for (int k = 0; k < count; k++) {
+        if (b->spring_count == 0 || compare_edges(&e[2 * k], &e[2 * (b->spring_count - 1)]) != 0) {
+            e[2 * b->spring_count] = e[2 * k];
+            e[2 * b->spring_count + 1] = e[2 * k + 1];
+            b->spring_count++;
+        }
+    }
+    b->spring = e;
+    return true;
+}
+
+// Masses: the body's mass split evenly, or by the rest area round each
+// point (a third of each triangle, half of each edge of a ring); a point
+// with no area gets the smallest any point has.
+static void make_masses(model_body *b, const psb_vec3 *rest) {
+    double sum = 0.0;
+    for (int i = 0; i < b->n; i++) {
+        b->mass[i] = 0.0;
+    }
+    if (b->params.mass_by_area && b->kind == PSB_RING) {
+        for (int i = 0; i < b->n; i++) {
+            const double half = 0.5 * norm(sub(rest[(i + 1) % b->n], rest[i]));
+            b->mass[i] += half;
+            b->mass[(i + 1) % b->n] += half;
+            sum += 2.0 * half;
+        }
+    } else if (b->params.mass_by_area) {
+        for (int t = 0; t < b->tri_count; t++) {
+            const int *c = &b->tri[3 * t];
+            const double third =
+                norm(cross(sub(rest[c[1]], rest[c[0]]), sub(rest[c[2]], rest[c[0]]))) / 6.0;
+            for (int k = 0; k < 3; k++) {
+                b->mass[c[k]] += third;
+            }
+            sum += 3.0 * third;
+        }
+    }
+    double smallest = INFINITY;
+    for (int i = 0; i < b->n; i++) {
+        smallest = b->mass[i] > 0.0 ? fmin(smallest, b->mass[i]) : smallest;
+    }
+    for (int i = 0; sum > 0.0 && i < b->n; i++) {
+        if (!(b->mass[i] > 0.0)) {
+            b->mass[i] = smallest;
+            sum += smallest;
+        }
+    }
+    for (int i = 0; i < b->n; i++) {
+        b->mass[i] = sum > 0.0 ? b->params.mass * b->mass[i] / sum : b->params.mass / b->n;
+    }
+}
+
+int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
+    if (psb_body_def_validate(def, err) != PSB_OK) {
+        return -1;
+    }
+    model_body *b = calloc(1, sizeof *b);
+    model_body **grown = realloc(m->bodies, ((size_t)m->body_count + 1) * sizeof *grown);
+    if (grown) {
+        m->bodies = grown;
+    }
+    bool ok = b && grown;
+    const size_t n = (size_t)def->point_count;
+    psb_vec3 *rest = malloc(n * sizeof *rest);
+    if (ok) {
+        b->kind = def->kind;
+        b->n = def->point_count;
+        b->params = def->params;
+        b->start_time = m->time;
+        b->grab_point = -1;
+        b->tri_count = def->kind == PSB_RING ? 0 : def->triangle_count;
+        b->tri = malloc(3 * (size_t)(b->tri_count > 0 ? b->tri_count : 1) * sizeof(int));
+        b->mass = malloc(n * sizeof(double));
+        b->pinned = calloc(n, sizeof(bool));
+        b->plane_d = calloc(n, sizeof(double));
+        psb_vec3 **vectors[] = {&b->x,  &b->v,  &b->pin_at, &b->hist_x, &b->hist_v, &b->end_x,
+                                &b->end_v, &b->x0, &b->v0, &b->sx, &b->sv, &b->f, &b->y,
+                                &b->xb, &b->g,  &b->d,      &b->r,      &b->z,
+                                &b->p,  &b->q,  &b->xs,     &b->plane_n};
+        for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++) {
+            *vectors[k] = calloc(n, sizeof(psb_vec3));
+            ok = ok && *vectors[k];
+        }
+        ok = ok && rest && b->tri && b->mass && b->pinned && b->plane_d;
+    }
+    if (ok) {
+        memcpy(b->tri, def->triangles ? def->triangles : (const int[3]){0},
+               3 * (size_t)b->tri_count * sizeof(int));
+        ok = make_springs(b, def);
+    }
+    if (!ok) {
+        free(rest);
+        body_free(b);
+        return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a body of %d points",
+                             def->point_count),
+               -1;
+    }
+    // The springs are at rest on the rest shape (the points' if none).
+    const psb_vec3 *from = def->rest_points ? def->rest_points : def->points;
+    psb_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < b->n; i++) {
+        rest[i] = add(from[i], def->offset);
+        b->x[i] = add(def->points[i], def->offset);
+        b->v[i] = def->velocity;
+        if (b->kind == PSB_RING) {
+            rest[i].z = b->x[i].z = b->v[i].z = 0.0;
+        }
+        lo = (psb_vec3){fmin(lo.x, rest[i].x), fmin(lo.y, rest[i].y), fmin(lo.z, rest[i].z)};
+        hi = (psb_vec3){fmax(hi.x, rest[i].x), fmax(hi.y, rest[i].y), fmax(hi.z, rest[i].z)};
+    }
+    b->rest_size = norm(sub(hi, lo));
+    b->rest = malloc((size_t)(b->spring_count > 0 ? b->spring_count : 1) * sizeof(double));
+    b->u0 = malloc((size_t)(b->spring_count > 0 ? b->spring_count : 1) * sizeof(psb_vec3));
+    for (int s = 0; b->rest && s < b->spring_count; s++) {
+        b->rest[s] = norm(sub(rest[b->spring[2 * s]], rest[b->spring[2 * s + 1]]));
+    }
+    b->degree = calloc((size_t)b->n, sizeof(int));
+    for (int s = 0; b->degree && s < b->spring_count; s++) {
+        b->degree[b->spring[2 * s]]++;
+        b->degree[b->spring[2 * s + 1]]++;
+    }
+    b->rest_volume = model_volume(b, rest);
+    make_masses(b, rest);
+    free(rest);
+    if (!b->rest || !b->u0 || !b->degree) {
+        body_free(b);
+        return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a body's springs"), -1;
+    }
+    if (b->kind != PSB_CLOTH && !(b->rest_volume > 0.0)) {
+        const double v = b->rest_volume;
+        body_free(b);
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "the rest shape encloses a volume of %g; expected > 0 (a shell's "
+                             "triangles counter-clockwise seen from outside, a ring's points "
+                             "counter-clockwise)",
+                             v),
+               -1;
+    }
+    m->bodies[m->body_count] = b;
+    return m->body_count++;
+}
+
+psb_status psb_model_add_sphere(psb_model *m, psb_vec3 centre, double radius, psb_error *err) {
+    if (!(isfinite(centre.x) && isfinite(centre.y) && isfinite(centre.z) && isfinite(radius) &&
+          radius > 0.0)) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "sphere: expected a finite centre and a finite radius > 0, got %g",
+                             radius);
+    }
+    psb_vec3 *c = realloc(m->sphere_centre, ((size_t)m->sphere_count + 1) * sizeof *c);
+    if (c) {
+        m->sphere_centre = c;
+    }
+    double *r = realloc(m->sphere_radius, ((size_t)m->sphere_count + 1) * sizeof *r);
+    if (r) {
+        m->sphere_radius = r;
+    }
+    if (!c || !r) {
+        return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a sphere");
+    }
+    m->sphere_centre[m->sphere_count] = centre;
+    m->sphere_radius[m->sphere_count++] = radius;
+    return PSB_OK;
+}
+
+static model_body *body_at(const psb_model *m, int body) {
+    assert(body >= 0 && body < m->body_count && "psb_model: no body with that id");
+    return m->bodies[body];
+}
+
+double psb_model_time(const psb_model *m) {
+    return m->time;
+}
+
+int psb_model_point_count(const psb_model *m, int body) {
+    return body_at(m, body)->n;
+}
+
+const psb_vec3 *psb_model_positions(const psb_model *m, int body) {
+    return body_at(m, body)->x;
+}
+
+const psb_vec3 *psb_model_velocities(const psb_model *m, int body) {
+    return body_at(m, body)->v;
+}
+
+double psb_model_volume(const psb_model *m, int body) {
+    const model_body *b = body_at(m, body);
+    return model_volume(b, b->x);
+}
+
+void psb_model_pin(psb_model *m, int body, int point, psb_vec3 position) {
+    model_body *b = body_at(m, body);
+    assert(point >= 0 && point < b->n && "psb_model_pin: no point with that index");
+    b->pinned[point] = true;
+    b->pin_at[point] = position;
+    model_hold_pins(b);
+}
+
+void psb_model_grab(psb_model *m, int body, int point, psb_vec3 target, double k) {
+    model_body *b = body_at(m, body);
+    assert(point >= -1 && point < b->n && "psb_model_grab: no point with that index");
+    b->grab_point = point;
+    b->grab_target = b->kind == PSB_RING ? (psb_vec3){target.x, target.y, 0.0} : target;
+    b->grab_k = k;
+}
+
+psb_solver_report psb_model_solver_report(const psb_model *m) {
+    return m->report;
+}

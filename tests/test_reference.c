@@ -1,0 +1,289 @@
+// The fast step (psb_world) against the model written plainly (psb_model,
+// src/model): the same bodies, parameters and colliders stepped by both for
+// a while must end at the same positions and volumes, for every integrator,
+// on a ring, icospheres, a cloth, a real mesh and a body large enough to be
+// shared between threads, on 1 and 2 threads.
+//
+// Tolerances, as the largest distance between the two answers over the
+// body's size: the explicit integrators do the same arithmetic in another
+// order, so they agree to rounding, grown over the run (1e-8). The implicit
+// ones are solved by both to a tolerance (1e-9 m/s here), by different
+// solvers with contacts handled differently (constraints plus a penalty in
+// the fast step, projection in the model), so they agree to 1e-6.
+#include <stdlib.h>
+#include <string.h>
+
+#include "bodies.h"
+#include "psb_model.h"
+#include "psb_obj.h"
+
+#ifndef PSB_MESHES
+#define PSB_MESHES "meshes"
+#endif
+
+typedef struct scene {
+    const char *name;
+    psb_params params;
+    psb_body_def defs[3];
+    int body_count;
+    psb_vec3 sphere_centre;
+    double sphere_radius; // 0: no sphere
+    int pins[2];          // points of body 0 pinned where they start (-1: none)
+    int grab;             // point of body 0 grabbed toward grab_to (-1: none)
+    psb_vec3 grab_to;
+    int steps;
+    int implicit_substeps;
+} scene;
+
+// The scene's parameters for one integrator and team, solved tightly.
+static psb_params scene_params(const scene *sc, psb_integrator integrator, int threads) {
+    psb_params p = sc->params;
+    p.integrator = integrator;
+    p.threads = threads;
+    p.solver_tol = 1e-9;
+    p.solver_iterations = 100000;
+    if (psb_integrator_is_implicit(integrator)) {
+        // A few sub-steps a frame: at one step of 1/60 s a ring pressed onto
+        // the floor buckles, and its step is a saddle that neither solver
+        // settles to 1e-9 m/s (the fast one stops at its default 1e-3 m/s).
+        // The free bodies' scene runs at one step a frame.
+        p.substeps = sc->implicit_substeps;
+    }
+    return p;
+}
+
+// The scene run on the model.
+static psb_model *run_model(const scene *sc, psb_integrator integrator) {
+    const psb_params p = scene_params(sc, integrator, 1);
+    psb_error err = {0};
+    psb_model *m = psb_model_create(&p, &err);
+    CHECK(m != NULL, "model: %s", err.message);
+    for (int k = 0; m && k < sc->body_count; k++) {
+        CHECK(psb_model_add_body(m, &sc->defs[k], &err) == k, "model body: %s", err.message);
+    }
+    if (m && sc->sphere_radius > 0.0) {
+        CHECK(psb_model_add_sphere(m, sc->sphere_centre, sc->sphere_radius, &err) == PSB_OK, "%s",
+              err.message);
+    }
+    for (int k = 0; m && k < 2; k++) {
+        if (sc->pins[k] >= 0) {
+            psb_model_pin(m, 0, sc->pins[k], psb_model_positions(m, 0)[sc->pins[k]]);
+        }
+    }
+    if (m && sc->grab >= 0) {
+        psb_model_grab(m, 0, sc->grab, sc->grab_to, 50.0);
+    }
+    for (int s = 0; m && s < sc->steps; s++) {
+        psb_model_step(m);
+    }
+    return m;
+}
+
+// The scene run on the fast step with `threads` threads.
+static psb_world *run_world(const scene *sc, psb_integrator integrator, int threads) {
+    const psb_params p = scene_params(sc, integrator, threads);
+    psb_error err = {0};
+    psb_world *w = make_world(&p);
+    for (int k = 0; w && k < sc->body_count; k++) {
+        CHECK(psb_world_add_body(w, &sc->defs[k], &err) == k, "world body: %s", err.message);
+    }
+    if (w && sc->sphere_radius > 0.0) {
+        CHECK(psb_world_add_sphere(w, sc->sphere_centre, sc->sphere_radius, &err) == PSB_OK, "%s",
+              err.message);
+    }
+    for (int k = 0; w && k < 2; k++) {
+        if (sc->pins[k] >= 0) {
+            const psb_vec3 at = psb_body_positions(w, 0)[sc->pins[k]];
+            CHECK(psb_body_pin(w, 0, sc->pins[k], at, &err) == PSB_OK, "%s", err.message);
+        }
+    }
+    if (w && sc->grab >= 0) {
+        psb_body_grab(w, 0, sc->grab, sc->grab_to, 50.0);
+    }
+    for (int s = 0; w && s < sc->steps; s++) {
+        CHECK(psb_world_step(w) == 0, "%s, %s: the fast step blew up at step %d", sc->name,
+              psb_integrator_name(integrator), s);
+    }
+    return w;
+}
+
+// The largest distance between the two answers over the body's size (NaN
+// counts as infinite); checks the volumes.
+static double difference(const scene *sc, const psb_world *w, const psb_model *m,
+                         psb_integrator integrator) {
+    double worst = 0.0;
+    for (int k = 0; k < sc->body_count; k++) {
+        const int n = psb_body_point_count(w, k);
+        const psb_vec3 *xw = psb_body_positions(w, k), *xm = psb_model_positions(m, k);
+        psb_vec3 lo = xm[0], hi = xm[0];
+        double most = 0.0;
+        for (int i = 0; i < n; i++) {
+            const double apart = norm(sub(xw[i], xm[i]));
+            most = apart <= most ? most : isnan(apart) ? INFINITY : apart;
+            lo = (psb_vec3){fmin(lo.x, xm[i].x), fmin(lo.y, xm[i].y), fmin(lo.z, xm[i].z)};
+            hi = (psb_vec3){fmax(hi.x, xm[i].x), fmax(hi.y, xm[i].y), fmax(hi.z, xm[i].z)};
+        }
+        const double apart = most / norm(sub(hi, lo));
+        worst = apart <= worst ? worst : isnan(apart) ? INFINITY : apart;
+        if (psb_body_get_kind(w, k) != PSB_CLOTH) {
+            const double vw = psb_body_measure(w, k).volume, vm = psb_model_volume(m, k);
+            CHECK(fabs(vw - vm) <= 1e-5 * vm, "%s, %s: volume %.12g, the model's %.12g", sc->name,
+                  psb_integrator_name(integrator), vw, vm);
+        }
+    }
+    return worst;
+}
+
+// Every integrator: the model once, the fast step on 1 and 2 threads.
+static void run(const scene *sc) {
+    for (int k = 0; k < PSB_INTEGRATOR_COUNT; k++) {
+        const psb_integrator integrator = (psb_integrator)k;
+        const double tol = psb_integrator_is_implicit(integrator) ? 1e-6 : 1e-8;
+        psb_model *m = run_model(sc, integrator);
+        for (int threads = 1; m && threads <= 2; threads++) {
+            psb_world *w = run_world(sc, integrator, threads);
+            if (!w) {
+                continue;
+            }
+            const double worst = difference(sc, w, m, integrator);
+            printf("%-30s %-10s threads %d: largest difference %.2e of the body's size\n",
+                   sc->name, psb_integrator_name(integrator), threads, worst);
+            CHECK(worst <= tol,
+                  "%s, %s, %d threads: the fast step is %.3g of the body's size from the model "
+                  "(tolerance %g)",
+                  sc->name, psb_integrator_name(integrator), threads, worst, tol);
+            psb_world_destroy(w);
+        }
+        psb_model_destroy(m);
+    }
+}
+
+static scene base(const char *name, int steps) {
+    scene sc = {.name = name, .params = psb_default_params(), .pins = {-1, -1}, .grab = -1};
+    sc.params.substeps = 40;
+    sc.steps = steps;
+    sc.implicit_substeps = 4;
+    return sc;
+}
+
+int main(void) {
+    setvbuf(stdout, NULL, _IONBF, 0); // each line as it comes: the model is slow
+    psb_error err = {0};
+    psb_mesh ring, ico2, ico3, cloth, ico6;
+    CHECK(psb_mesh_ring(&ring, 40, 0.5, &err) == PSB_OK, "%s", err.message);
+    CHECK(psb_mesh_icosphere(&ico2, 2, 0.5, &err) == PSB_OK, "%s", err.message);
+    CHECK(psb_mesh_icosphere(&ico3, 3, 0.5, &err) == PSB_OK, "%s", err.message);
+    CHECK(psb_mesh_cloth(&cloth, 12, 8, 1.2, 0.8, &err) == PSB_OK, "%s", err.message);
+    CHECK(psb_mesh_icosphere(&ico6, 5, 1.0, &err) == PSB_OK, "%s", err.message);
+
+    // A ring and a ball dropped onto the floor, moving sideways (friction),
+    // the ball onto a sphere on the floor; damped springs.
+    scene drop = base("ring and ball drop", 40);
+    drop.defs[0] = psb_mesh_body_def(&ring);
+    drop.defs[0].params = material(300.0, 0.2, 8.0);
+    drop.defs[0].offset = (psb_vec3){0.0, 0.7, 0.0};
+    drop.defs[0].velocity = (psb_vec3){1.0, -1.0, 0.0};
+    drop.defs[1] = psb_mesh_body_def(&ico2);
+    drop.defs[1].params = material(200.0, 0.1, 60.0);
+    drop.defs[1].offset = (psb_vec3){3.0, 1.4, 0.2};
+    drop.defs[1].velocity = (psb_vec3){0.5, -2.0, 0.0};
+    drop.body_count = 2;
+    drop.sphere_centre = (psb_vec3){3.0, 0.0, 0.0};
+    drop.sphere_radius = 0.6;
+
+    // A ring stretched and grabbed, and a ball squashed, moving in free fall
+    // (no contacts), at one step of 1/60 s.
+    scene spin = base("stretched ring, squashed ball", 30);
+    spin.params.floor = false;
+    spin.defs[0] = psb_mesh_body_def(&ring);
+    spin.defs[0].params = material(300.0, 0.2, 8.0);
+    spin.defs[1] = psb_mesh_body_def(&ico2);
+    spin.defs[1].params = material(200.0, 0.1, 60.0);
+    spin.defs[1].offset = (psb_vec3){3.0, 0.0, 0.0};
+    spin.defs[1].velocity = (psb_vec3){0.3, 0.5, -0.2};
+    spin.body_count = 2;
+    spin.implicit_substeps = 1;
+    spin.grab = 5;
+    spin.grab_to = (psb_vec3){0.2, 1.0, 0.0};
+    psb_vec3 squashed_ring[40], squashed_ball[162];
+    for (int i = 0; i < ring.point_count; i++) {
+        const psb_vec3 r = ring.points[i];
+        squashed_ring[i] = (psb_vec3){1.3 * r.x, 1.1 * r.y, 0.0}; // every spring stretched
+    }
+    for (int i = 0; i < ico2.point_count; i++) {
+        const psb_vec3 r = ico2.points[i];
+        squashed_ball[i] = (psb_vec3){1.2 * r.x, 0.8 * r.y, r.z};
+    }
+    spin.defs[0].rest_points = ring.points;
+    spin.defs[0].points = squashed_ring;
+    spin.defs[1].rest_points = ico2.points;
+    spin.defs[1].points = squashed_ball;
+
+    // A ball inflating from nothing with an outside pressure, in the walls'
+    // box, its mass split by area. (Grabbed as well, BDF2 parts from the
+    // model by 4e-5 of the body's size when a point lands on a wall, both
+    // solves converged; backward Euler does not: not explained yet.)
+    scene box = base("inflating ball in walls", 30);
+    box.params.walls = true;
+    box.params.walls_min = (psb_vec3){-0.6, 0.0, -0.6};
+    box.params.walls_max = (psb_vec3){0.6, 2.0, 0.6};
+    box.defs[0] = psb_mesh_body_def(&ico3);
+    box.defs[0].params = material(150.0, 0.3, 120.0);
+    box.defs[0].params.outside_pressure = 20.0;
+    box.defs[0].params.inflate_time = 0.3;
+    box.defs[0].params.mass_by_area = true;
+    box.defs[0].offset = (psb_vec3){0.0, 0.8, 0.0};
+    box.body_count = 1;
+
+    // A cloth hanging from two pinned corners, swinging.
+    scene flag = base("pinned cloth", 40);
+    flag.params.floor = false;
+    flag.defs[0] = psb_mesh_body_def(&cloth);
+    flag.defs[0].params = material(400.0, 0.2, 0.0);
+    flag.defs[0].velocity = (psb_vec3){0.0, 0.0, 0.5};
+    flag.body_count = 1;
+    flag.pins[0] = 0;
+    flag.pins[1] = 12;
+
+    // A ball of 10242 points (shared between threads), falling free.
+    scene big = base("ball of 10242 points", 3);
+    big.params.floor = false;
+    big.defs[0] = psb_mesh_body_def(&ico6);
+    big.defs[0].params = material(100.0, 0.05, 400.0);
+    big.defs[0].params.mass = 10.0;
+    big.defs[0].velocity = (psb_vec3){0.0, 1.0, 0.0};
+    big.body_count = 1;
+
+    run(&spin);
+    run(&drop);
+    run(&box);
+    run(&flag);
+    run(&big);
+
+    // A real mesh: Spot (meshes/spot.obj), with its own material, dropped.
+    psb_mesh *parts = NULL;
+    int part_count = 0;
+    psb_repair_options repair = psb_default_repair_options();
+    if (psb_mesh_load_obj(PSB_MESHES "/spot.obj", &repair, &parts, &part_count, NULL, NULL,
+                          &err) == PSB_OK) {
+        scene spot = base("Spot", 6);
+        spot.implicit_substeps = 1;
+        spot.params.substeps = 100; // explicit: Spot's smallest triangles need about 60
+        spot.defs[0] = psb_mesh_body_def(&parts[0]);
+        spot.defs[0].params = material(200.0, 0.1, 100.0);
+        spot.defs[0].offset = (psb_vec3){0.0, 0.9, 0.0};
+        spot.body_count = 1;
+        run(&spot);
+    } else {
+        CHECK(false, "%s", err.message);
+    }
+    for (int k = 0; k < part_count; k++) {
+        psb_mesh_free(&parts[k]);
+    }
+    free(parts);
+    psb_mesh *meshes[] = {&ring, &ico2, &ico3, &cloth, &ico6};
+    for (size_t k = 0; k < sizeof meshes / sizeof meshes[0]; k++) {
+        psb_mesh_free(meshes[k]);
+    }
+    return check_done("test_reference");
+}
