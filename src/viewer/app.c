@@ -164,9 +164,12 @@ static bool install_scene(app *a, psb_scene *next) {
 }
 
 // The view of the default scene fits everything below these heights above
-// the floor (the HUD covers the top of both views): m.
+// the floor, with room to spare for the bodies as they swell: m.
 #define FIT_TOP_3D 2.05
-#define FIT_TOP_2D 2.4
+#define FIT_TOP_2D 2.6
+// Where bodies roll off static spheres, the arena's floor fills at most
+// this much of the 3D view's height or width.
+#define ARENA_FILL 0.92f
 
 bool app_bodies_box(const app *a, float lo[3], float hi[3]) {
     const psb_world *w = a->scene.world;
@@ -193,8 +196,7 @@ bool app_bodies_box(const app *a, float lo[3], float hi[3]) {
 
 // A loaded model's box spans this fraction of the 3D view's height or
 // width, whichever binds: room for the models to swell as the gas goes in
-// (the rocker arm reaches V/V0 1.5, 15 % in each direction) and for the
-// panels at the view's edges.
+// (the rocker arm reaches V/V0 1.5, 15 % in each direction) and to bounce.
 #define MODEL_FILL 0.65f
 // A box this much deeper (along z) than wide is seen from its side.
 #define MODEL_DEEP 1.25f
@@ -221,6 +223,8 @@ static void frame_models(app *a) {
 }
 
 void app_frame_scene(app *a) {
+    // The views' sizes for this scene (the body table's rows count).
+    app_layout(a);
     const psb_world *w = a->scene.world;
     const double floor_y = psb_world_params(w)->floor_y;
     // The 3D content's top, the 2D content's x range and top, as built.
@@ -257,12 +261,26 @@ void app_frame_scene(app *a) {
         a->cam.target[1] += (float)(0.5 * excess);
         a->cam.distance += (float)(1.2 * excess);
     }
+    const psb_params *p = psb_world_params(w);
+    if (psb_world_sphere_count(w) > 0 && p->walls) {
+        // Bodies roll off the spheres to anywhere between the walls: the
+        // whole arena in view, unless the camera sees it all already.
+        const float lo[3] = {(float)p->walls_min.x, (float)floor_y, (float)p->walls_min.z};
+        const float hi[3] = {(float)p->walls_max.x, (float)top3, (float)p->walls_max.z};
+        const float aspect = a->view3d.h > 0.0f ? a->view3d.w / a->view3d.h : 1.0f;
+        float r[4];
+        if (!camera_box_ndc(&a->cam, aspect, lo, hi, r) || r[0] < -ARENA_FILL ||
+            r[1] < -ARENA_FILL || r[2] > ARENA_FILL || r[3] > ARENA_FILL) {
+            camera_fit_box(&a->cam, aspect, lo, hi, ARENA_FILL);
+        }
+    }
     if (a->models_loaded) {
         frame_models(a);
     }
     // 2D: at zoom 1 the view is 3.1 m tall from 0.3 m below the floor, and
     // 3.1 m times its aspect wide; zoom out to fit the rings' (and the
-    // spheres') width and height, the floor as many pixels up.
+    // spheres') width and height, the floor as many pixels up. Nothing
+    // covers the view (the HUD has its own strip), so all of it is used.
     double zoom = 1.0;
     if (isfinite(top2) && top2 > floor_y + FIT_TOP_2D) {
         zoom = fmin(zoom, FIT_TOP_2D / (top2 - floor_y));
@@ -275,6 +293,7 @@ void app_frame_scene(app *a) {
     a->view2d_center[0] = x1 > x0 && isfinite(x1 + x0) ? 0.5 * (x0 + x1) : 0.0;
     a->view2d_center[1] = floor_y + 1.25 / a->view2d_zoom;
     app_layout(a);
+    layout_forget_bodies(a);
 }
 
 bool app_load_scene(app *a, const char *name) {
@@ -430,24 +449,6 @@ void app_load_files(app *a, const char *const *paths, int count) {
     }
 }
 
-void app_layout(app *a) {
-    glfwGetFramebufferSize(a->window, &a->fb_w, &a->fb_h);
-    glfwGetWindowSize(a->window, &a->win_w, &a->win_h);
-    const float h = (float)a->fb_h, w = (float)a->fb_w;
-    // Text at 1.5x at 720 pixels tall, in steps of a half.
-    a->ui_scale = fmaxf(1.0f, roundf(h / 240.0f) / 2.0f);
-    float plot_h = roundf(fminf(fmaxf(0.27f * h, 90.0f * a->ui_scale), 280.0f * a->ui_scale));
-    if (plot_h > 0.45f * h) {
-        plot_h = roundf(0.45f * h);
-    }
-    const float left = roundf(0.4f * w);
-    a->view2d = (rect){0.0f, 0.0f, left, h - plot_h};
-    a->view3d = (rect){left, 0.0f, w - left, h - plot_h};
-    a->plot_rect = (rect){0.0f, h - plot_h, w, plot_h};
-    // The 2D view shows about 3.1 m from top to bottom at zoom 1.
-    a->view2d_scale = fmax(a->view2d.h, 1.0f) / 3.1 * a->view2d_zoom;
-}
-
 // One world step of `substeps` sub-steps (0: all of them, a whole dt), with
 // what follows it: the cost per sub-step, blow-up reports, plots. A partial
 // step keeps the sub-step h and shortens the step: dt * substeps / all.
@@ -599,6 +600,9 @@ static void run_loop(app *a) {
         const bool visible = a->fb_w > 0 && a->fb_h > 0;
         if (visible) {
             render_frame(a);
+            if (c->report) {
+                layout_track_bodies(a);
+            }
             // A software renderer rasterises in its own threads after the
             // flush: step the simulation for the next frame meanwhile.
             glFlush();

@@ -51,6 +51,21 @@ typedef struct rect {
     float x, y, w, h;
 } rect;
 
+/// The HUD strip's parts (layout.c).
+enum {
+    HUD_COLUMNS = 3,      ///< frame and time; integrator and forces; material
+    HUD_COLUMN_ROWS = 4,  ///< lines in each column
+    HUD_MESSAGE_ROWS = 2, ///< lines for the blow-up report and the message
+};
+/// Where the HUD strip's parts are: a title row, three columns of figures
+/// side by side (stacked where the window is too narrow), then the rows for
+/// the blow-up report and the last message.
+typedef struct hud_layout {
+    rect title;               ///< the scene, the PAUSED badge, the overlays that are on
+    rect column[HUD_COLUMNS]; ///< each HUD_COLUMN_ROWS lines tall
+    rect messages;            ///< HUD_MESSAGE_ROWS lines, the strip's width
+} hud_layout;
+
 /// What a mouse drag is doing.
 typedef enum drag_mode {
     DRAG_NONE,
@@ -173,13 +188,27 @@ typedef struct app {
     psb_body_state state[MAX_BODIES];  ///< measured this frame
     plot_history plots;
 
-    // Layout, in framebuffer pixels; window and framebuffer sizes differ on high-DPI.
+    // Layout, in framebuffer pixels; window and framebuffer sizes differ on
+    // high-DPI. Opaque strips hold every text: the HUD above the views, the
+    // plots and the body table below them; nothing is drawn over a view but
+    // what it shows (layout.c).
     int fb_w, fb_h, win_w, win_h;
-    float ui_scale; ///< text and line scale
-    rect view2d, view3d, plot_rect;
-    rect legend_rect;            ///< the plots' legend, at the right of plot_rect
-    int legend_count;            ///< bodies the legend lists
-    int legend_body[MAX_BODIES]; ///< which, in the legend's order
+    float ui_scale;              ///< text and line scale
+    float line_h;                ///< a line of text, pixels
+    rect hud_rect;               ///< the HUD strip, the window's width, at the top
+    hud_layout hud;              ///< its parts
+    rect view2d, view3d;         ///< the views, side by side between the strips
+    rect plot_rect;              ///< the plots, at the left of the bottom strip
+    rect table_rect;             ///< the body table, at its right: the plots' legend too
+    int legend_count;            ///< bodies with a line in the plots (the table's swatches)
+    int legend_body[MAX_BODIES]; ///< which, in the table's order
+    rect paused_rect;            ///< the PAUSED badge (w = 0: not shown)
+    rect help_rect;              ///< the help panel (w = 0: not shown)
+    int ui_over_views;           ///< HUD quads and lines drawn over a view this frame (0)
+    // Where the bodies were drawn since the scene was last framed, as
+    // {x0, y0, x1, y1} in framebuffer pixels (x0 > x1: none yet): the rings
+    // in the 2D view, the other bodies' points in the 3D view. With --report.
+    float seen2d[4], seen3d[4];
     camera cam;
     double view2d_center[2]; ///< world point at the 2D view's centre, m
     double view2d_scale;     ///< pixels per metre in the 2D view
@@ -322,8 +351,20 @@ bool app_message_live(const app *a);
 /// Is the blow-up report still shown: set, its cause not gone (R, a scene
 /// change, a step within its stable limit), the blow-up recent?
 bool app_blowup_live(const app *a);
-/// Computes the layout from the framebuffer size.
+
+// layout.c
+/// Computes the layout from the framebuffer size and the scene's body count.
 void app_layout(app *a);
+/// A 2D world point (m) to framebuffer pixels of the 2D view, and back.
+void layout_2d_to_fb(const app *a, double wx, double wy, double *fx, double *fy);
+void layout_fb_to_2d(const app *a, double fx, double fy, double *wx, double *wy);
+/// Counts the HUD's quads and lines drawn over a view into a->ui_over_views
+/// (after ui_build; the help panel, drawn over everything, left out).
+void layout_check(app *a);
+/// Forgets where the bodies were seen (a scene framed again).
+void layout_forget_bodies(app *a);
+/// Adds where the bodies are drawn this frame to a->seen2d and a->seen3d.
+void layout_track_bodies(app *a);
 
 // input.c
 /// Installs the GLFW callbacks.
@@ -378,18 +419,39 @@ void render3d_draw(app *a);
 void render2d_build(app *a);
 void render2d_draw(app *a);
 
-// ui.c, plots.c
-/// The HUD, the plots and the help overlay into the pixel-space batches.
+// ui.c, table.c, plots.c
+/// The HUD, the plots, the body table and the help overlay into the
+/// pixel-space batches.
 void ui_build(app *a);
+/// The panels' text colours, and their background (the HUD strip's, the help's).
+extern const rgba ui_white, ui_dim, ui_warn, ui_bad, ui_good, ui_panel;
+/// The width the body table needs at scale s, pixels.
+float table_width(float s);
+/// The body table into table_rect: a row per body (a sample of its plot
+/// line, its name, volume, pressure, energy, shape matching, pins).
+void table_build(app *a);
 /// Body b's name as the body table shows it, shortened in the middle to
 /// fit its column, into out; returns the column's width, pixels.
 float ui_table_name(const app *a, int b, char *out, size_t size);
+/// The whole name of the body under the cursor in the table, over its
+/// shortened one (drawn over the other panels).
+void table_tooltip(app *a);
+/// Where body b's name is in the table (framebuffer pixels); w = 0 when
+/// its row is not shown.
+rect table_name_rect(const app *a, int b);
 /// Forgets the plotted history.
 void plots_clear(plot_history *p);
 /// Measures every body after a world step and adds a sample.
 void plots_sample(app *a);
 /// The plots into the pixel-space batches.
 void plots_build(app *a);
+/// Does body b have a line in the V/V0 plot (pressure false) or in the
+/// pressure plot (true)? A cloth has no volume, a body without gas no pressure.
+bool plots_has_line(const app *a, int b, bool pressure);
+/// Is body b's line dashed (a ring's) rather than solid (a 3D body's)?
+bool plots_dashed(const app *a, int b);
+/// A sample of body b's line from x0 to x1 at height y (pixels), in color.
+void plots_swatch(app *a, int b, float x0, float x1, float y, rgba color);
 
 // text.c
 /// (Re)makes the glyph atlas for text at the given scale.

@@ -37,19 +37,6 @@ static bool ray3d(const app *a, double fx, double fy, double o[3], double d[3]) 
     return camera_ray(&a->cam, aspect3d(a), nx, ny, o, d);
 }
 
-// Framebuffer pixel to the 2D view's world coordinates, and back.
-static void fb_to_2d(const app *a, double fx, double fy, double *wx, double *wy) {
-    const rect r = a->view2d;
-    *wx = a->view2d_center[0] + (fx - (r.x + 0.5 * r.w)) / a->view2d_scale;
-    *wy = a->view2d_center[1] - (fy - (r.y + 0.5 * r.h)) / a->view2d_scale;
-}
-
-static void world2d_to_fb(const app *a, double wx, double wy, double *fx, double *fy) {
-    const rect r = a->view2d;
-    *fx = r.x + 0.5 * r.w + (wx - a->view2d_center[0]) * a->view2d_scale;
-    *fy = r.y + 0.5 * r.h - (wy - a->view2d_center[1]) * a->view2d_scale;
-}
-
 // Moller-Trumbore: distance along the ray to triangle (p0, p1, p2), or -1;
 // barycentric weights of p1 and p2 in *u, *v.
 static double ray_triangle(const double o[3], const double d[3], psb_vec3 p0, psb_vec3 p1,
@@ -279,7 +266,7 @@ void input_update_grab(app *a) {
     to_fb(a, a->cursor_x, a->cursor_y, &fx, &fy);
     psb_vec3 target;
     if (g->in_2d) {
-        fb_to_2d(a, fx, fy, &target.x, &target.y);
+        layout_fb_to_2d(a, fx, fy, &target.x, &target.y);
         target.z = 0.0;
     } else {
         double o[3], d[3];
@@ -340,7 +327,7 @@ static void press3d(app *a, int button, int mods, double fx, double fy) {
 
 static void press2d(app *a, int button, int mods, double fx, double fy) {
     double wx, wy;
-    fb_to_2d(a, fx, fy, &wx, &wy);
+    layout_fb_to_2d(a, fx, fy, &wx, &wy);
     int body = -1, point = -1;
     if (!pick2d(a, wx, wy, &body, &point)) {
         return;
@@ -406,7 +393,7 @@ void input_scroll(app *a, double dx, double dy) {
     if (inside(a->view2d, fx, fy)) {
         a->view2d_zoom =
             fminf(fmaxf(a->view2d_zoom * powf(CAMERA_ZOOM_STEP, (float)dy), 0.25f), 6.0f);
-    } else {
+    } else if (inside(a->view3d, fx, fy)) {
         camera_zoom(&a->cam, (float)dy);
     }
 }
@@ -488,7 +475,7 @@ static bool point_under_cursor(app *a, int *body, int *point) {
     }
     if (inside(a->view2d, fx, fy)) {
         double wx, wy;
-        fb_to_2d(a, fx, fy, &wx, &wy);
+        layout_fb_to_2d(a, fx, fy, &wx, &wy);
         return pick2d(a, wx, wy, body, point);
     }
     return false;
@@ -723,7 +710,7 @@ void input_drop(app *a, int count, const char **paths) {
 static bool screen_pos(app *a, bool in_2d, psb_vec3 p, double *x, double *y) {
     double fx, fy;
     if (in_2d) {
-        world2d_to_fb(a, p.x, p.y, &fx, &fy);
+        layout_2d_to_fb(a, p.x, p.y, &fx, &fy);
     } else {
         const float q[3] = {(float)p.x, (float)p.y, (float)p.z};
         float nx, ny;

@@ -109,9 +109,16 @@ void output_report(const app *a, FILE *out) {
     fprintf(out, "gl_renderer=%s\ngl_version=%s\n", (const char *)glGetString(GL_RENDERER),
             (const char *)glGetString(GL_VERSION));
     fprintf(out, "window=%dx%d\nframebuffer=%dx%d\n", a->win_w, a->win_h, a->fb_w, a->fb_h);
-    const rect *rects[3] = {&a->view2d, &a->view3d, &a->plot_rect};
-    const char *names[3] = {"view2d", "view3d", "plots"};
-    for (int i = 0; i < 3; i++) {
+    fprintf(out, "cursor=%.1f,%.1f\n", a->cursor_x, a->cursor_y);
+    // The layout: every part's rectangle (x, y, w, h in framebuffer pixels,
+    // origin top left), the text scale and line height.
+    const rect *rects[9] = {&a->hud_rect,      &a->hud.title,     &a->hud.column[0],
+                            &a->hud.column[1], &a->hud.column[2], &a->hud.messages,
+                            &a->view2d,        &a->view3d,        &a->plot_rect};
+    const char *names[9] = {"hud",         "hud_title",   "hud_column0",
+                            "hud_column1", "hud_column2", "hud_messages",
+                            "view2d",      "view3d",      "plots"};
+    for (int i = 0; i < 9; i++) {
         fprintf(out, "%s=%.0f,%.0f,%.0f,%.0f\n", names[i], rects[i]->x, rects[i]->y, rects[i]->w,
                 rects[i]->h);
     }
@@ -178,14 +185,38 @@ void output_report(const app *a, FILE *out) {
         const float column = ui_table_name(a, b, name, sizeof name);
         fprintf(out, "body%d_table_name=%s\nbody%d_table_name_px=%.1f,%.1f\n", b, name, b,
                 ui_text_width(a, name, a->ui_scale), column);
+        // Where that name is, window coordinates (x, y, w, h; w = 0: not shown).
+        const rect nr = table_name_rect(a, b);
+        const double kx = a->fb_w > 0 ? (double)a->win_w / a->fb_w : 1.0,
+                     ky = a->fb_h > 0 ? (double)a->win_h / a->fb_h : 1.0;
+        fprintf(out, "body%d_table_name_at=%.0f,%.0f,%.0f,%.0f\n", b, nr.x * kx, nr.y * ky,
+                nr.w * kx, nr.h * ky);
     }
-    // The plots' legend: the bodies it lists, in order, and where it is.
+    // The plots' legend, the body table: the bodies with a line, in order,
+    // and where it is.
     fprintf(out, "legend=");
     for (int k = 0; k < a->legend_count; k++) {
         fprintf(out, "%s%d", k ? "," : "", a->legend_body[k]);
     }
-    fprintf(out, "\nlegend_rect=%.0f,%.0f,%.0f,%.0f\n", a->legend_rect.x, a->legend_rect.y,
-            a->legend_rect.w, a->legend_rect.h);
+    const rect *t = &a->table_rect;
+    fprintf(out, "\ntable=%.0f,%.0f,%.0f,%.0f\nlegend_rect=%.0f,%.0f,%.0f,%.0f\n", t->x, t->y, t->w,
+            t->h, t->x, t->y, t->w, t->h);
+    // What the HUD drew over a view (none), the PAUSED badge and the help
+    // panel (w = 0: not shown), the text scale.
+    fprintf(out, "ui_over_views=%d\nui_scale=%g\nline_h=%g\n", a->ui_over_views, a->ui_scale,
+            a->line_h);
+    const rect *pr = &a->paused_rect, *hr = &a->help_rect;
+    fprintf(out, "paused_rect=%.0f,%.0f,%.0f,%.0f\nhelp_rect=%.0f,%.0f,%.0f,%.0f\n", pr->x, pr->y,
+            pr->w, pr->h, hr->x, hr->y, hr->w, hr->h);
+    // Where the bodies were drawn since the scene was framed, framebuffer
+    // pixels x0,y0,x1,y1: the rings in the 2D view, the rest in the 3D view.
+    const float *s2 = a->seen2d, *s3 = a->seen3d;
+    if (s2[0] <= s2[2]) {
+        fprintf(out, "bodies2d_px=%.1f,%.1f,%.1f,%.1f\n", s2[0], s2[1], s2[2], s2[3]);
+    }
+    if (s3[0] <= s3[2]) {
+        fprintf(out, "bodies3d_px=%.1f,%.1f,%.1f,%.1f\n", s3[0], s3[1], s3[2], s3[3]);
+    }
     fprintf(out, "pinned=%d\n", pinned);
     fprintf(out, "tooltip=%s\n",
             a->tooltip_body >= 0 ? a->scene.bodies[a->tooltip_body].label : "");

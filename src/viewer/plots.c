@@ -2,7 +2,8 @@
 // simulated time, the ring and the 3D bodies on shared axes (pressure on a
 // log axis, since a ring's N/m and a shell's Pa differ by orders of
 // magnitude). Each body's line is drawn in its own colour, dashed for a 2D
-// body and solid for a 3D one; a legend at the right lists every body.
+// body and solid for a 3D one; the body table beside the plots (table.c)
+// is their legend.
 #include "app.h"
 
 #include <math.h>
@@ -11,8 +12,6 @@
 // A 2D body's dashes: DASH_ON of every DASH_PERIOD pixels drawn (at scale 1).
 #define DASH_PERIOD 9.0f
 #define DASH_ON     5.5f
-// After a legend entry whose body has no gas, hence no pressure line.
-#define NO_PRESSURE "  V/V0 only"
 
 void plots_clear(plot_history *p) {
     p->head = 0;
@@ -72,11 +71,11 @@ static float px_of_time(const plot_area *pa, float t) {
 
 // Bodies with a volume (a cloth has none), and for the pressure plot, with
 // gas (a shape-matched body without gas has no pressure to plot).
-static bool plotted(const app *a, int b, bool pressure) {
+bool plots_has_line(const app *a, int b, bool pressure) {
     return a->scene.bodies[b].rest_volume > 0.0 && (!pressure || a->scene.bodies[b].gas_nrt > 0.0);
 }
 
-static bool dashed(const app *a, int b) {
+bool plots_dashed(const app *a, int b) {
     return psb_body_get_kind(a->scene.world, b) == PSB_RING;
 }
 
@@ -88,13 +87,13 @@ static void curves(app *a, const plot_area *pa, bool log_axis, float lo, float h
     // Dashes tied to simulated time, so that they move with the curve.
     const float period_s = DASH_PERIOD * a->ui_scale * WINDOW_S / fmaxf(pa->w, 1.0f);
     for (int b = 0; b < a->scene.body_count; b++) {
-        if (!plotted(a, b, log_axis)) {
+        if (!plots_has_line(a, b, log_axis)) {
             continue;
         }
         const float *c = a->scene.bodies[b].color;
         const rgba color = rgba_f(c[0], c[1], c[2], 1.0f);
         const float *data = log_axis ? p->pressure[b] : p->ratio[b];
-        const bool dash = dashed(a, b);
+        const bool dash = plots_dashed(a, b);
         float t0 = 0.0f;
         float px0 = 0.0f, py0 = 0.0f;
         bool have = false;
@@ -133,13 +132,19 @@ static void frame_and_time_axis(app *a, const plot_area *pa) {
     const float s = a->ui_scale;
     batch_line(&a->ui_lines, pa->x, pa->y + pa->h, 0, pa->x + pa->w, pa->y + pa->h, 0, axis, axis);
     batch_line(&a->ui_lines, pa->x, pa->y, 0, pa->x, pa->y + pa->h, 0, axis, axis);
-    const rgba label = {150, 156, 166, 255};
+    // A grid line every 2 s; a label on every one, or on every other where
+    // the plot is too narrow for them all.
+    const float label_w = ui_text_width(a, "-10 s", s) + 6.0f * s;
+    const int every = pa->w / 5.0f >= label_w ? 1 : 5;
     for (int k = 0; k <= 5; k++) {
         const float x = pa->x + pa->w * (float)k / 5.0f;
         batch_line(&a->ui_lines, x, pa->y, 0, x, pa->y + pa->h, 0, grid, grid);
+        if (k % every != 0 && k != 5) {
+            continue;
+        }
         char t[32];
         snprintf(t, sizeof t, k == 5 ? "now" : "-%g s", WINDOW_S - 2.0f * (float)k);
-        ui_text(a, x - 0.5f * ui_text_width(a, t, s), pa->y + pa->h + 3.0f * s, s, label, t);
+        ui_text(a, x - 0.5f * ui_text_width(a, t, s), pa->y + pa->h + 3.0f * s, s, ui_dim, t);
     }
 }
 
@@ -149,8 +154,7 @@ static void y_label(app *a, const plot_area *pa, float f, const char *text, bool
     batch_line(&a->ui_lines, pa->x, y, 0, pa->x + pa->w, y, 0, grid, grid);
     if (text) {
         const float s = a->ui_scale;
-        ui_text(a, pa->x - ui_text_width(a, text, s) - 4.0f * s, y - 4.0f * s, s,
-                (rgba){150, 156, 166, 255}, text);
+        ui_text(a, pa->x - ui_text_width(a, text, s) - 4.0f * s, y - 4.0f * s, s, ui_dim, text);
     }
 }
 
@@ -160,7 +164,7 @@ static bool data_range(const app *a, float t_end, bool log_axis, float *lo, floa
     *lo = INFINITY;
     *hi = -INFINITY;
     for (int b = 0; b < a->scene.body_count; b++) {
-        if (!plotted(a, b, log_axis)) {
+        if (!plots_has_line(a, b, log_axis)) {
             continue;
         }
         const float *data = log_axis ? p->pressure[b] : p->ratio[b];
@@ -231,11 +235,12 @@ static void pressure_plot(app *a, const plot_area *pa, bool first) {
     curves(a, pa, true, lo, hi);
 }
 
-// A line sample of body b's style from x0 to x1 at height y: two pixels thick.
-static void swatch(app *a, int b, float x0, float x1, float y, rgba color) {
+void plots_swatch(app *a, int b, float x0, float x1, float y, rgba color) {
     const float s = a->ui_scale;
-    const float period = dashed(a, b) ? DASH_PERIOD * s : x1 - x0;
-    const float on = dashed(a, b) ? DASH_ON * s : x1 - x0;
+    const bool dash = plots_dashed(a, b);
+    const float period = dash ? DASH_PERIOD * s : x1 - x0;
+    const float on = dash ? DASH_ON * s : x1 - x0;
+    // Two pixels thick at least.
     for (float x = x0; x < x1; x += period) {
         const float e = fminf(x + on, x1);
         batch_rect(&a->ui_back, x, y - 0.5f * s, e, y + fmaxf(1.5f * s, 2.0f) - 0.5f * s, color,
@@ -243,83 +248,16 @@ static void swatch(app *a, int b, float x0, float x1, float y, rgba color) {
     }
 }
 
-// The legend: every body with a line in the plots, each as a sample of its
-// line (2D dashed, 3D solid) and its label in its colour, in as many
-// columns as the strip's height needs, inside r. Labels too long for a
-// column are shortened in the middle.
-static void legend_build(app *a, rect r, int columns, int rows) {
-    const float s = a->ui_scale, lh = 12.0f * s, pad = 6.0f * s, sample = 16.0f * s;
-    const rgba title = {235, 237, 240, 255}, dim = {150, 156, 166, 255};
-    bool has_2d = false, has_3d = false;
-    for (int k = 0; k < a->legend_count; k++) {
-        has_2d = has_2d || dashed(a, a->legend_body[k]);
-        has_3d = has_3d || !dashed(a, a->legend_body[k]);
-    }
-    const char *head = has_2d && has_3d ? "2D dashed, 3D solid" : "bodies";
-    if (ui_text_width(a, head, s) > r.w - pad) {
-        head = "bodies";
-    }
-    ui_text(a, r.x + pad, r.y + 0.4f * lh, s, title, head);
-    const float col_w = (r.w - pad) / (float)columns;
-    for (int k = 0; k < a->legend_count; k++) {
-        const int b = a->legend_body[k];
-        const float x = r.x + pad + (float)(k / rows) * col_w;
-        const float y = r.y + 0.4f * lh + (float)(1 + k % rows) * lh;
-        const float *c = a->scene.bodies[b].color;
-        const rgba color = rgba_f(c[0], c[1], c[2], 1.0f);
-        swatch(a, b, x, x + sample, y + 4.0f * s, color);
-        const float tx = x + sample + 4.0f * s;
-        char label[sizeof a->scene.bodies[b].label];
-        ui_text_elide(a, a->scene.bodies[b].label, s, col_w - (tx - x) - pad, label, sizeof label);
-        const float used = ui_text(a, tx, y, s, color, label);
-        if (!plotted(a, b, true) && tx + used + ui_text_width(a, NO_PRESSURE, s) <= x + col_w) {
-            ui_text(a, tx + used, y, s, dim, NO_PRESSURE);
-        }
-    }
-}
-
-// Lists the bodies with a line in the plots and sizes the legend for them
-// at the right of the strip r: returns its width (0: nothing to list).
-static float legend_layout(app *a, rect r, int *columns, int *rows) {
-    const float s = a->ui_scale, lh = 12.0f * s, pad = 6.0f * s, sample = 16.0f * s;
-    a->legend_count = 0;
-    float widest = ui_text_width(a, "2D dashed, 3D solid", s);
-    for (int b = 0; b < a->scene.body_count; b++) {
-        if (plotted(a, b, false)) {
-            a->legend_body[a->legend_count++] = b;
-            const float note = plotted(a, b, true) ? 0.0f : ui_text_width(a, NO_PRESSURE, s);
-            widest = fmaxf(widest, sample + 4.0f * s +
-                                       ui_text_width(a, a->scene.bodies[b].label, s) + note);
-        }
-    }
-    if (a->legend_count == 0) {
-        return 0.0f;
-    }
-    // Rows below the heading line, above the strip's bottom edge.
-    const int fit = (int)floorf((r.h - 1.4f * lh - 0.3f * lh) / lh);
-    *rows = fit < 1 ? 1 : fit;
-    *columns = (a->legend_count + *rows - 1) / *rows;
-    *rows = (a->legend_count + *columns - 1) / *columns;
-    const float natural = (float)*columns * (widest + pad) + pad;
-    return fminf(natural, 0.36f * r.w);
-}
-
 void plots_build(app *a) {
     const plot_history *p = &a->plots;
-    const float s = a->ui_scale, lh = 12.0f * s;
-    rect r = a->plot_rect;
-    a->legend_count = 0;
-    a->legend_rect = (rect){r.x + r.w, r.y, 0.0f, r.h};
+    const float s = a->ui_scale, lh = a->line_h;
+    const rect r = a->plot_rect;
     if (r.h < 4.0f * lh || r.w < 200.0f) {
         return;
     }
-    int columns = 1, rows = 1;
-    const float legend_w = legend_layout(a, r, &columns, &rows);
-    a->legend_rect = (rect){r.x + r.w - legend_w, r.y, legend_w, r.h};
-    r.w -= legend_w;
     const float t_end = p->count > 0 ? fmaxf(p->time[slot(p, p->count - 1)], WINDOW_S) : WINDOW_S;
-    const float left_margin = 7.0f * 6.0f * s, top = 1.6f * lh, bottom = 1.6f * lh;
-    const float half = 0.5f * r.w, gap = 4.0f * 6.0f * s;
+    const float left_margin = 6.0f * 6.0f * s, top = 1.6f * lh, bottom = 1.6f * lh;
+    const float half = 0.5f * r.w, gap = 3.0f * 6.0f * s;
     plot_area areas[2];
     for (int k = 0; k < 2; k++) {
         const float x0 = r.x + (float)k * half;
@@ -331,10 +269,32 @@ void plots_build(app *a) {
     ratio_plot(a, &areas[0], first);
     pressure_plot(a, &areas[1], first);
 
-    const rgba title = {235, 237, 240, 255};
-    ui_text(a, areas[0].x, r.y + 0.4f * lh, s, title, "V/V0");
-    ui_text(a, areas[1].x, r.y + 0.4f * lh, s, title, "pressure, log scale (3D: Pa, ring: N/m)");
-    if (a->legend_count > 0) {
-        legend_build(a, a->legend_rect, columns, rows);
+    // The titles; the body table at the right is the legend.
+    bool has_2d = false, has_3d = false;
+    for (int b = 0; b < a->scene.body_count; b++) {
+        has_2d = has_2d || (plots_has_line(a, b, false) && plots_dashed(a, b));
+        has_3d = has_3d || (plots_has_line(a, b, false) && !plots_dashed(a, b));
+    }
+    // The longest of each title that fits.
+    static const char *const ratio_titles[2] = {"V/V0   2D dashed, 3D solid", "V/V0"};
+    const char *pressure_titles[3] = {"pressure, log scale (3D: Pa, 2D: N/m)",
+                                      "pressure, log (Pa; 2D: N/m)", "pressure"};
+    if (!has_2d) {
+        pressure_titles[0] = pressure_titles[1] = "pressure, log scale (Pa)";
+    } else if (!has_3d) {
+        pressure_titles[0] = pressure_titles[1] = "pressure, log scale (N/m)";
+    }
+    const float y = r.y + 0.4f * lh;
+    for (int k = has_2d && has_3d ? 0 : 1; k < 2; k++) {
+        if (k == 1 || ui_text_width(a, ratio_titles[k], s) <= areas[0].w) {
+            ui_text(a, areas[0].x, y, s, ui_white, ratio_titles[k]);
+            break;
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        if (k == 2 || ui_text_width(a, pressure_titles[k], s) <= areas[1].w) {
+            ui_text(a, areas[1].x, y, s, ui_white, pressure_titles[k]);
+            break;
+        }
     }
 }

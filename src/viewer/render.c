@@ -314,12 +314,18 @@ void render_frame(app *a) {
     }
 
     // Flat backgrounds by scissored clears: far cheaper than drawing them on
-    // a software renderer.
+    // a software renderer. The strips (HUD, plots, table) are opaque.
     glEnable(GL_SCISSOR_TEST);
-    const rect regions[3] = {a->view2d, a->view3d, a->plot_rect};
-    const float colors[3][3] = {
-        {0.13f, 0.145f, 0.175f}, {0.115f, 0.125f, 0.15f}, {0.06f, 0.065f, 0.078f}};
-    for (int i = 0; i < 3; i++) {
+    const rect regions[5] = {a->view2d, a->view3d, a->hud_rect, a->plot_rect, a->table_rect};
+    const float colors[5][3] = {{0.13f, 0.145f, 0.175f},
+                                {0.115f, 0.125f, 0.15f},
+                                {ui_panel.r / 255.0f, ui_panel.g / 255.0f, ui_panel.b / 255.0f},
+                                {0.06f, 0.065f, 0.078f},
+                                {0.06f, 0.065f, 0.078f}};
+    for (int i = 0; i < 5; i++) {
+        if (regions[i].w < 1.0f || regions[i].h < 1.0f) {
+            continue;
+        }
         set_viewport(a, regions[i]);
         glClearColor(colors[i][0], colors[i][1], colors[i][2], 1.0f);
         glClear(GL_COLOR_BUFFER_BIT);
@@ -366,7 +372,7 @@ void render_frame(app *a) {
     batch_draw(&a->ui_lines, GL_LINES, 0, a->ui_lines.count);
     text_bind(a, (const float *)pixels);
     batch_draw(&a->ui_text, GL_TRIANGLES, 0, a->ui_text_top);
-    // The help overlay, over everything else.
+    // The help panel (or the tooltip), over everything else.
     glUseProgram(a->prog.color);
     batch_draw(&a->ui_back, GL_TRIANGLES, a->ui_back_top, a->ui_back.count - a->ui_back_top);
     text_bind(a, (const float *)pixels);

@@ -8,6 +8,9 @@
 //       (saturation 0.35..1, or SMIN..SMAX for a greyish colour)
 //   check_png --differ A B FRACTION
 //       at least FRACTION of the pixels differ (by more than 24 in a channel)
+//   check_png --same A B X,Y,W,H FRACTION
+//       at most FRACTION of the region's pixels differ, by more than 2 in a
+//       channel (an opaque panel looks the same whatever is behind it)
 // Exit status 0 when every check passes, 1 when one fails (with a line on
 // stderr saying which), 2 on bad usage or an unreadable file.
 #include <math.h>
@@ -126,13 +129,52 @@ static int differ(const char *a_path, const char *b_path, double fraction) {
     return status;
 }
 
+static int same(const char *a_path, const char *b_path, const char *spec, double fraction) {
+    int x0, y0, rw, rh;
+    if (sscanf(spec, "%d,%d,%d,%d", &x0, &y0, &rw, &rh) != 4 || rw <= 0 || rh <= 0) {
+        fprintf(stderr, "check_png: bad region '%s' (expected X,Y,W,H)\n", spec);
+        return 2;
+    }
+    int aw, ah, bw, bh;
+    unsigned char *a = load(a_path, &aw, &ah), *b = load(b_path, &bw, &bh);
+    int status = 2;
+    if (a && b && (aw != bw || ah != bh)) {
+        fprintf(stderr, "check_png: sizes differ: %dx%d and %dx%d\n", aw, ah, bw, bh);
+        status = 1;
+    } else if (a && b) {
+        long changed = 0, n = 0;
+        for (int y = y0 < 0 ? 0 : y0; y < y0 + rh && y < ah; y++) {
+            for (int x = x0 < 0 ? 0 : x0; x < x0 + rw && x < aw; x++) {
+                const long i = 3 * ((long)y * aw + x);
+                changed += abs(a[i] - b[i]) > 2 || abs(a[i + 1] - b[i + 1]) > 2 ||
+                           abs(a[i + 2] - b[i + 2]) > 2;
+                n++;
+            }
+        }
+        const double f = n > 0 ? (double)changed / (double)n : 1.0;
+        printf("region %s: changed_fraction=%.5f\n", spec, f);
+        status = f <= fraction ? 0 : 1;
+        if (status) {
+            fprintf(stderr, "check_png: %.5f of region %s differs, expected <= %g\n", f, spec,
+                    fraction);
+        }
+    }
+    stbi_image_free(a);
+    stbi_image_free(b);
+    return status;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 6 && strcmp(argv[1], "--same") == 0) {
+        return same(argv[2], argv[3], argv[4], atof(argv[5]));
+    }
     if (argc == 5 && strcmp(argv[1], "--differ") == 0) {
         return differ(argv[2], argv[3], atof(argv[4]));
     }
     if (argc < 4) {
         fprintf(stderr, "usage: check_png FILE WIDTH HEIGHT [X,Y,W,H:HUE:MIN[:SMIN:SMAX] ...]\n"
-                        "       check_png --differ A B FRACTION\n");
+                        "       check_png --differ A B FRACTION\n"
+                        "       check_png --same A B X,Y,W,H FRACTION\n");
         return 2;
     }
     int w, h;

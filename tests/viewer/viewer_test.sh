@@ -68,6 +68,56 @@ check_grab() { # check_grab VIEW
         fail "the grabbed point did not follow the cursor (target $pulled m away at the start, $left m at the end)"
 }
 
+# check_layout W H [WHAT]: the layout in the report fits a W x H window: the
+# HUD strip, the two views, the plots and the body table inside it and
+# apart, the HUD's parts inside its strip, the views at least 40 % of the
+# height and not narrow; and nothing of the HUD drawn over a view.
+check_layout() {
+    awk -F'[=,]' -v W="$1" -v H="$2" '
+        $1 ~ /^(hud|view2d|view3d|plots|table)$/ && NF == 5 {
+            n++; name[n] = $1; x[n] = $2; y[n] = $3; w[n] = $4; h[n] = $5 }
+        $1 ~ /^hud_(title|column[0-9]|messages)$/ && NF == 5 {
+            m++; part[m] = $1; px[m] = $2; py[m] = $3; pw[m] = $4; ph[m] = $5 }
+        $1 == "hud" { hx = $2; hy = $3; hw = $4; hh = $5 }
+        $1 == "ui_over_views" { over = $2 }
+        function apart(a, b) {
+            return x[a] + w[a] <= x[b] || x[b] + w[b] <= x[a] || y[a] + h[a] <= y[b] ||
+                y[b] + h[b] <= y[a] }
+        END {
+            bad = 0
+            if (n != 5 || m != 5) { print "the report has " n " parts and " m " HUD parts"; bad = 1 }
+            for (i = 1; i <= n; i++) {
+                if (x[i] < 0 || y[i] < 0 || x[i] + w[i] > W || y[i] + h[i] > H) {
+                    print name[i] " " x[i] "," y[i] "," w[i] "," h[i] " is not inside " W "x" H; bad = 1 }
+                for (j = i + 1; j <= n; j++)
+                    if (!apart(i, j)) { print name[i] " overlaps " name[j]; bad = 1 }
+                if (name[i] ~ /^view/ && (h[i] < 0.4 * H || w[i] < 0.3 * W)) {
+                    print name[i] " is only " w[i] "x" h[i]; bad = 1 }
+            }
+            for (k = 1; k <= m; k++)
+                if (px[k] < hx || py[k] < hy || px[k] + pw[k] > hx + hw || py[k] + ph[k] > hy + hh + 0.5) {
+                    print part[k] " is not inside the HUD strip"; bad = 1 }
+            if (over != 0) { print over " HUD quads or lines drawn over a view"; bad = 1 }
+            exit bad }' "$tmp/report" >"$tmp/layout" || fail "${3:-layout} at $1x$2: $(cat "$tmp/layout")"
+}
+
+# inside R X0,Y0,X1,Y1: the box lies inside the rectangle R = X,Y,W,H.
+inside() {
+    echo "$1 $2" | awk '{ split($1, r, ","); split($2, b, ",");
+        exit !(b[1] >= r[1] && b[2] >= r[2] && b[3] <= r[1] + r[3] && b[4] <= r[2] + r[4]) }'
+}
+
+# framed WHAT: the bodies were drawn inside their views all the run long:
+# the rings in the 2D view, the other bodies in the 3D view.
+framed() {
+    v2=$(get view2d "$tmp/report")
+    v3=$(get view3d "$tmp/report")
+    b2=$(get bodies2d_px "$tmp/report")
+    b3=$(get bodies3d_px "$tmp/report")
+    [ -z "$b2" ] || inside "$v2" "$b2" || fail "$1: the rings went to $b2, outside the 2D view $v2"
+    [ -z "$b3" ] || inside "$v3" "$b3" || fail "$1: the bodies went to $b3, outside the 3D view $v3"
+}
+
 case $test_name in
 smoke)
     view 150 --size 1280x720 --screenshot "$tmp/shot.png" --stats
@@ -78,6 +128,8 @@ smoke)
     sane
     grep -q '^frames=[0-9]* mean_ms=[0-9.]* p99_ms=[0-9.]*' "$tmp/report" || fail "no --stats line"
     grep -q 'Core Profile' "$tmp/report" || fail "not a core profile context"
+    check_layout 1280 720
+    expect text_cut 0 "$tmp/report"
     # The ring (amber) on the left; the low, medium and high gas bodies (blue,
     # green, red) on the right.
     v2=$(get view2d "$tmp/report")
@@ -231,10 +283,26 @@ END
     [ -s "$tmp/psb-screenshot-001.png" ] || fail "P wrote no screenshot"
     ;;
 resize)
+    # Smaller and larger windows keep the layout whole: the strips beside
+    # the views, the views large, the bodies in them; so do the window
+    # sizes of --size.
     printf '5 resize 900 560\n' >"$tmp/script"
     view 30 --input-script "$tmp/script" --screenshot "$tmp/small.png"
     expect window 900x560 "$tmp/report"
     "$check_png" "$tmp/small.png" 900 560 || fail "the screenshot is not 900x560"
+    check_layout 900 560 "after a resize"
+    printf '5 resize 1920 1080\n' >"$tmp/script"
+    view 30 --input-script "$tmp/script" --screenshot "$tmp/large.png"
+    expect window 1920x1080 "$tmp/report"
+    check_layout 1920 1080 "after a resize"
+    v3=$(get view3d "$tmp/report")
+    "$check_png" "$tmp/large.png" 1920 1080 "$v3:216:3000" "$v3:129:3000" "$v3:0:3000" ||
+        fail "the large window does not show the three bodies"
+    for size in 1024x600 640x480; do
+        view 30 --size "$size" --scene pressure
+        check_layout "${size%x*}" "${size#*x}" "--size $size"
+        framed "--size $size"
+    done
     ;;
 no_display)
     env -u DISPLAY -u WAYLAND_DISPLAY "$psb" view --frames 1 >"$tmp/out" 2>"$tmp/err"
@@ -302,7 +370,8 @@ scenes)
         planets)
             # The sandstone spheres: shaded in 3D, their cross-sections in 2D.
             expect spheres 4 "$tmp/report"
-            set -- "$v2:35:8000:0.15:0.4" "$v3:35:6000:0.15:0.4"
+            # (the 3D view is pulled back to show the whole arena the balls roll in)
+            set -- "$v2:35:8000:0.15:0.4" "$v3:35:4000:0.15:0.4"
             ;;
         pressure)
             # Blue, green, red: three rings on the left (lighter), three spheres on the right.
@@ -317,6 +386,8 @@ scenes)
             ;;
         esac
         "$check_png" "$tmp/$name.png" 1280 720 "$@" || fail "scene $name: the picture is wrong"
+        check_layout 1280 720 "scene $name"
+        framed "scene $name"
     done
     ;;
 switch)
@@ -673,8 +744,12 @@ table_names)
     # both ends kept, within the column; the cursor on it shows it whole.
     long="$tmp/a-model-with-a-rather-long-name.obj"
     cp "$data/box.obj" "$long"
-    printf '10 mouse_move 560 54
-' >"$tmp/script"
+    view 5 "$long"
+    at=$(get body1_table_name_at "$tmp/report")
+    echo "the name is at $at"
+    inside "$(get table "$tmp/report")" "$(echo "$at" | awk -F, '{ print $1 "," $2 "," $1 + $3 "," $2 + $4 }')" ||
+        fail "the name at $at is not in the table $(get table "$tmp/report")"
+    echo "$at" | awk -F, '{ printf "10 mouse_move %d %d\n", $1 + $3 / 2, $2 + $4 / 2 }' >"$tmp/script"
     view 20 "$long" --input-script "$tmp/script"
     grep -E '^(body1_table|tooltip)' "$tmp/report"
     name=$(get body1_table_name "$tmp/report")
@@ -722,6 +797,95 @@ poke_dent)
 ' "$b" >"$tmp/script"
         view 175 --input-script "$tmp/script"
         dented "body $b with gravity" bounce
+    done
+    ;;
+layout)
+    # Paused, every overlay on, a message and a blow-up report in the HUD:
+    # the PAUSED badge, the overlays and the texts stay in the HUD strip,
+    # beside what they describe; nothing is cut short at 1280x720.
+    cat >"$tmp/script" <<'END'
+30 key V
+31 key N
+32 key F
+33 key W
+34 key C
+40 key SPACE
+END
+    view 45 --input-script "$tmp/script" --integrator euler --substeps 2
+    check_layout 1280 720 "paused, overlays on, a blow-up"
+    expect paused 1 "$tmp/report"
+    expect message_shown 1 "$tmp/report"
+    grep -q '^blowup_shown=body' "$tmp/report" || fail "no blow-up line"
+    expect text_cut 0 "$tmp/report"
+    badge=$(get paused_rect "$tmp/report")
+    echo "PAUSED at $badge"
+    inside "$(get hud_title "$tmp/report" | awk -F, '{ print $1 "," $2 - 5 "," $3 "," $4 + 10 }')" \
+        "$(echo "$badge" | awk -F, '{ print $1 "," $2 "," $1 + $3 "," $2 + $4 }')" ||
+        fail "the PAUSED badge $badge is not in the HUD's title row $(get hud_title "$tmp/report")"
+    # The strips are opaque and the views hold only what they show: the
+    # HUD's text colours (white, amber) never appear in an empty 2D view,
+    # but do in the strip.
+    printf '10 key SPACE\n' >"$tmp/script"
+    view 12 --scene flag --input-script "$tmp/script" --screenshot "$tmp/flag.png"
+    hud=$(get hud "$tmp/report")
+    "$check_png" "$tmp/flag.png" 1280 720 "$hud:37:200" || fail "the HUD shows no amber text"
+    ;;
+help_opaque)
+    # The help is an opaque panel: over two different scenes, paused at
+    # different moments, the panel's pixels are the same.
+    printf '40 key H\n' >"$tmp/script"
+    view 45 --input-script "$tmp/script" --screenshot "$tmp/a.png"
+    help=$(get help_rect "$tmp/report")
+    echo "help panel at $help"
+    [ "$(echo "$help" | cut -d, -f3)" != 0 ] || fail "the help panel is not shown"
+    check_layout 1280 720 "with the help"
+    printf '20 key H\n' >"$tmp/script"
+    view 25 --scene pressure --input-script "$tmp/script" --screenshot "$tmp/b.png"
+    expect help_rect "$help" "$tmp/report"
+    "$check_png" --differ "$tmp/a.png" "$tmp/b.png" 0.03 || fail "the two pictures are alike"
+    "$check_png" --same "$tmp/a.png" "$tmp/b.png" "$help" 0.001 ||
+        fail "what is behind the help panel shows through it"
+    ;;
+pick)
+    # The mouse maps through the views where they are now: the cursor put on
+    # a body (as the script computes it) is on that body's colour in the
+    # picture, and a right click there pokes it: the medium gas sphere in
+    # 3D, the ring in 2D (while they swell in the air). A press on the
+    # strips (HUD, plots, table) grabs, orbits and zooms nothing.
+    around() { echo "$1" | awk -F, '{ printf "%d,%d,9,9\n", $1 - 4, $2 - 4 }'; }
+    for target in 2:129 0:37; do
+        b=${target%:*}
+        printf '40 mouse_move_body %s\n40 screenshot %s\n41 click right\n' "$b" "$tmp/on$b.png" \
+            >"$tmp/script"
+        view 45 --input-script "$tmp/script"
+        expect pokes 1 "$tmp/report"
+        expect poke_body "$b" "$tmp/report"
+        cursor=$(get cursor "$tmp/report")
+        "$check_png" "$tmp/on$b.png" 1280 720 "$(around "$cursor"):${target#*:}:40" ||
+            fail "the cursor at $cursor is not on body $b"
+    done
+    # Drags and the wheel over the strips do nothing.
+    view 5
+    camera0=$(grep '^camera' "$tmp/report")
+    for spot in "640 60" "300 650" "1000 650"; do
+        printf '10 mouse_move %s\n11 mouse_down left\n12 mouse_move_by 60 30\n13 mouse_up left\n14 scroll 2\n15 mouse_down right\n16 mouse_move_by 40 0\n17 mouse_up right\n' \
+            "$spot" >"$tmp/script"
+        view 20 --input-script "$tmp/script"
+        expect grabs 0 "$tmp/report"
+        expect pokes 0 "$tmp/report"
+        [ "$(grep '^camera' "$tmp/report")" = "$camera0" ] || fail "a drag at $spot moved the camera"
+    done
+    ;;
+framing)
+    # The bodies stay inside their views as the scenes run: the rings that
+    # spread and bounce on landing, the balls that roll off the planets
+    # toward the walls (the camera once lost them at the view's bottom
+    # after 2.5 s). Few frames: this runs under the sanitizers too.
+    for run in pressure:120 planets:160; do
+        name=${run%:*}
+        view "${run#*:}" --scene "$name"
+        echo "$name: 2D $(get bodies2d_px "$tmp/report") in $(get view2d "$tmp/report"), 3D $(get bodies3d_px "$tmp/report") in $(get view3d "$tmp/report")"
+        framed "scene $name after ${run#*:} frames"
     done
     ;;
 *)
