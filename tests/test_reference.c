@@ -146,8 +146,8 @@ static void run(const scene *sc) {
                 continue;
             }
             const double worst = difference(sc, w, m, integrator);
-            printf("%-30s %-10s threads %d: largest difference %.2e of the body's size\n",
-                   sc->name, psb_integrator_name(integrator), threads, worst);
+            printf("%-30s %-10s threads %d: largest difference %.2e of the body's size\n", sc->name,
+                   psb_integrator_name(integrator), threads, worst);
             CHECK(worst <= tol,
                   "%s, %s, %d threads: the fast step is %.3g of the body's size from the model "
                   "(tolerance %g)",
@@ -264,8 +264,8 @@ int main(void) {
     psb_mesh *parts = NULL;
     int part_count = 0;
     psb_repair_options repair = psb_default_repair_options();
-    if (psb_mesh_load_obj(PSB_MESHES "/spot.obj", &repair, &parts, &part_count, NULL, NULL,
-                          &err) == PSB_OK) {
+    if (psb_mesh_load_obj(PSB_MESHES "/spot.obj", &repair, &parts, &part_count, NULL, NULL, &err) ==
+        PSB_OK) {
         scene spot = base("Spot", 6);
         spot.implicit_substeps = 1;
         spot.params.substeps = 100; // explicit: Spot's smallest triangles need about 60

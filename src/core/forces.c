@@ -148,14 +148,14 @@ bool body_has_extras(const psb_body *b, const psb_world *w) {
     const psb_body_params *bp = &b->params;
     const bool has_surface = b->tri_count > 0 || b->kind == PSB_RING;
     return bp->shape_k > 0.0 || bp->shape_damping > 0.0 ||
-           (bp->wind_drag > 0.0 && has_surface && psb_params_wind_blows(&w->params));
+           (bp->wind_drag > 0.0 && has_surface && psb_params_air_acts(&w->params));
 }
 
 void body_extra_forces(psb_body *b, const psb_world *w, const body_part *part, double t) {
     if (b->params.shape_k > 0.0) {
         body_shape_forces(b, part);
     }
-    if (b->params.wind_drag > 0.0 && psb_params_wind_blows(&w->params)) {
+    if (b->params.wind_drag > 0.0 && psb_params_air_acts(&w->params)) {
         body_wind_forces(b, w, t, part->i0, part->i1);
     }
 }

@@ -386,7 +386,7 @@ static void begin_step(step_ctx *s, double t) {
             }
         }
     }
-    const bool wind = b->params.wind_drag > 0.0 && psb_params_wind_blows(&s->w->params) &&
+    const bool wind = b->params.wind_drag > 0.0 && psb_params_air_acts(&s->w->params) &&
                       (b->tri_count > 0 || s->ring);
     if (s->gas || wind) {
         s->volume_start = s->gas ? implicit_gas_volume(s) : 0.0;

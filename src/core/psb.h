@@ -67,8 +67,8 @@ typedef enum psb_integrator {
     PSB_IMPLICIT, ///< backward Euler, first order, stable at any step: each step minimises an
                   ///< energy by Newton's method with preconditioned conjugate gradients
                   ///< (implicit.c); meant for one step of 1/60 s a frame
-    PSB_BDF2, ///< BDF2 (backward differentiation, two steps), second order, solved as
-              ///< PSB_IMPLICIT is: it damps oscillation far less than backward Euler
+    PSB_BDF2,     ///< BDF2 (backward differentiation, two steps), second order, solved as
+                  ///< PSB_IMPLICIT is: it damps oscillation far less than backward Euler
     PSB_INTEGRATOR_COUNT,
 } psb_integrator;
 
@@ -122,9 +122,14 @@ typedef struct psb_params {
     double blowup_size; ///< a point moving farther than this many body diameters in one world step
                         ///< counts as a blow-up (> 0)
     psb_vec3 wind;      ///< wind velocity w, m/s; (0, 0, 0) = still air, no force at all
+                        ///< unless still_air
     double wind_turbulence; ///< m/s (>= 0): amplitude of gusts added to the wind, each component
                             ///< within +-wind_turbulence: waves 2-4.5 m long that the wind carries
                             ///< along and that change over 7-20 s (psb_world_wind_at)
+    bool still_air;         ///< the bodies move through air even without wind: with wind (0, 0, 0)
+                    ///< each body's wind_drag still acts, F = -wind_drag A (v . n) n per point
+                    ///< (the surface's motion across itself damped), which brings bouncing
+                    ///< and wobbling to rest (the scenes turn it on; default off)
     int threads;       ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
                        ///< points and up (any integrator) is shared between them, smaller bodies
                        ///< run side by side, one thread each. Same bits whatever the count; on a
@@ -453,9 +458,12 @@ void psb_body_shape_match(const psb_world *world, int body, psb_vec3 *goals, dou
 /// The wind velocity (gusts included) at a point and time, m/s.
 psb_vec3 psb_world_wind_at(const psb_world *world, psb_vec3 position, double time);
 
-/// Whether params make any wind: a non-zero wind or gusts (else psb models
-/// no air at all).
+/// Whether params make any wind: a non-zero wind or gusts.
 bool psb_params_wind_blows(const psb_params *params);
+
+/// Whether the air acts on the bodies at all: wind, or still_air (else psb
+/// models no air).
+bool psb_params_air_acts(const psb_params *params);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,10 @@ bool psb_params_wind_blows(const psb_params *p) {
     return p->wind.x != 0.0 || p->wind.y != 0.0 || p->wind.z != 0.0 || p->wind_turbulence > 0.0;
 }
 
+bool psb_params_air_acts(const psb_params *p) {
+    return p->still_air || psb_params_wind_blows(p);
+}
+
 psb_vec3 psb_world_wind_at(const psb_world *w, psb_vec3 p, double t) {
     const psb_params *pr = &w->params;
     psb_vec3 u = pr->wind;

@@ -137,7 +137,8 @@ int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
     if (!b) {
         return -1;
     }
-    if (psb_integrator_is_implicit(w->params.integrator) && body_prepare_implicit(b, err) != PSB_OK) {
+    if (psb_integrator_is_implicit(w->params.integrator) &&
+        body_prepare_implicit(b, err) != PSB_OK) {
         body_destroy(b);
         return -1;
     }
@@ -417,7 +418,8 @@ static const char *recover(psb_world *w, psb_body *b) {
 
 // Steps body b alone, on the threads it gets, and files the guard's verdict.
 static void step_body(psb_world *w, psb_body *b, int threads) {
-    b->solver = (psb_solver_report){0, 0, 0.0, 0.0, psb_integrator_is_implicit(w->params.integrator)};
+    b->solver =
+        (psb_solver_report){0, 0, 0.0, 0.0, psb_integrator_is_implicit(w->params.integrator)};
 #ifdef _OPENMP
     const verdict v = threads > 1 ? step_body_threaded(w, b, threads) : step_body_serial(w, b);
 #else

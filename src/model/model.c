@@ -257,7 +257,7 @@ int model_contact_normals(const psb_model *m, const model_body *b, psb_vec3 x, d
         const double lo[3] = {p->walls_min.x, p->walls_min.y, p->walls_min.z};
         const double hi[3] = {p->walls_max.x, p->walls_max.y, p->walls_max.z};
         for (int a = 0; a < (b->kind == PSB_RING ? 2 : 3); a++) {
-            const double side = below(c[a], lo[a], slack)    ? 1.0
+            const double side = below(c[a], lo[a], slack)     ? 1.0
                                 : below(-c[a], -hi[a], slack) ? -1.0
                                                               : 0.0;
             if (side != 0.0) {

@@ -19,10 +19,10 @@
 // At the minimum, M (x - y) / h^2 = F(x, v): the implicit update. Contacts
 // are constraints: no point may end inside the floor or a wall, nor behind
 // the plane that touches its nearest sphere where it started the step (the
-// sphere lies behind it); one pressed onto a surface moves only along it. The minimum is found by Newton's method:
-// each step solves H d = -grad G by conjugate gradients with H applied
-// point by point, then a line search along d lowers G. Afterwards the points
-// on a surface get restitution and friction, and the pins are held.
+// sphere lies behind it); one pressed onto a surface moves only along it. The minimum is found by
+// Newton's method: each step solves H d = -grad G by conjugate gradients with H applied point by
+// point, then a line search along d lowers G. Afterwards the points on a surface get restitution
+// and friction, and the pins are held.
 #include "model_internal.h"
 
 // Solved when no point's velocity would change by more than this, m/s.
@@ -96,8 +96,8 @@ static void sphere_planes(const psb_model *m, model_body *b) {
             const double dist = norm(sub(b->x[i], centre));
             if (r > 0.0 && dist - r < best) {
                 best = dist - r;
-                const psb_vec3 n =
-                    dist > 0.0 ? scale(1.0 / dist, sub(b->x[i], centre)) : (psb_vec3){0.0, 1.0, 0.0};
+                const psb_vec3 n = dist > 0.0 ? scale(1.0 / dist, sub(b->x[i], centre))
+                                              : (psb_vec3){0.0, 1.0, 0.0};
                 b->plane_n[i] = n;
                 b->plane_d[i] = dot(n, centre) + r;
             }
@@ -121,7 +121,8 @@ static int contact_normals(const solve_ctx *s, int i, psb_vec3 x, psb_vec3 n[8])
     int count = model_contact_normals(s->m, s->b, x, TOUCH_SLACK, false, n);
     const psb_vec3 plane = s->b->plane_n[i];
     const double d = s->b->plane_d[i];
-    if (count < 8 && dot(plane, plane) > 0.0 && dot(plane, x) - d <= TOUCH_SLACK * (1.0 + fabs(d))) {
+    if (count < 8 && dot(plane, plane) > 0.0 &&
+        dot(plane, x) - d <= TOUCH_SLACK * (1.0 + fabs(d))) {
         n[count++] = plane;
     }
     return count;

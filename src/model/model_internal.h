@@ -10,24 +10,24 @@
 
 typedef struct model_body {
     psb_body_kind kind;
-    int n;             // points
-    psb_vec3 *x, *v;   // positions, m, and velocities, m/s
-    double *mass;      // kg, per point
-    bool *pinned;      // a pinned point stays at pin_at, at rest
-    psb_vec3 *pin_at;  // m
-    int spring_count;  // springs: ring, consecutive points; shell, triangle edges;
-    int *spring;       // cloth, triangle edges and its own (2 indices each)
-    double *rest;      // rest length of each spring, m
-    int *degree;       // springs at each point
-    int tri_count;     // triangles, 3 indices each, counter-clockwise from
-    int *tri;          // outside (none on a ring)
+    int n;            // points
+    psb_vec3 *x, *v;  // positions, m, and velocities, m/s
+    double *mass;     // kg, per point
+    bool *pinned;     // a pinned point stays at pin_at, at rest
+    psb_vec3 *pin_at; // m
+    int spring_count; // springs: ring, consecutive points; shell, triangle edges;
+    int *spring;      // cloth, triangle edges and its own (2 indices each)
+    double *rest;     // rest length of each spring, m
+    int *degree;      // springs at each point
+    int tri_count;    // triangles, 3 indices each, counter-clockwise from
+    int *tri;         // outside (none on a ring)
     psb_body_params params;
     double rest_volume; // volume of the rest shape, m³ (2D: m²)
     double rest_size;   // diagonal of the rest shape's box, m
     double start_time;  // s: when the gas began to flow in
     int grab_point;     // -1: nothing grabbed
     psb_vec3 grab_target;
-    double grab_k;      // N/m
+    double grab_k; // N/m
     // BDF2's history: the state at the start of the last sub-step
     // (hist_x, hist_v) and the one its solve left, before the contacts
     // changed it (end_x, end_v); hist_h is that sub-step, 0 for none.

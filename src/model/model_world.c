@@ -25,10 +25,10 @@ static void body_free(model_body *b) {
     if (!b) {
         return;
     }
-    psb_vec3 *vectors[] = {b->x,      b->v,      b->pin_at, b->hist_x, b->hist_v, b->end_x,
-                           b->end_v,  b->x0,     b->v0,     b->sx,     b->sv,     b->f,
-                           b->y,      b->xb,     b->u0,     b->g,      b->d,      b->r,
-                           b->z,      b->p,      b->q,      b->xs,     b->plane_n};
+    psb_vec3 *vectors[] = {b->x,     b->v,  b->pin_at, b->hist_x, b->hist_v, b->end_x,
+                           b->end_v, b->x0, b->v0,     b->sx,     b->sv,     b->f,
+                           b->y,     b->xb, b->u0,     b->g,      b->d,      b->r,
+                           b->z,     b->p,  b->q,      b->xs,     b->plane_n};
     for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++) {
         free(vectors[k]);
     }
@@ -88,7 +88,8 @@ static bool make_springs(model_body *b, const psb_body_def *def) {
     }
     for (int k = 0; k < count; k++) {
         const int t = k / 3, corner = k % 3;
-        const int i = k < 3 * b->tri_count ? b->tri[3 * t + corner] : def->springs[2 * (k - 3 * b->tri_count)];
+        const int i = k < 3 * b->tri_count ? b->tri[3 * t + corner]
+                                           : def->springs[2 * (k - 3 * b->tri_count)];
         const int j = k < 3 * b->tri_count ? b->tri[3 * t + (corner + 1) % 3]
                                            : def->springs[2 * (k - 3 * b->tri_count) + 1];
         e[2 * k] = i < j ? i : j;
@@ -171,10 +172,10 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
         b->mass = malloc(n * sizeof(double));
         b->pinned = calloc(n, sizeof(bool));
         b->plane_d = calloc(n, sizeof(double));
-        psb_vec3 **vectors[] = {&b->x,  &b->v,  &b->pin_at, &b->hist_x, &b->hist_v, &b->end_x,
-                                &b->end_v, &b->x0, &b->v0, &b->sx, &b->sv, &b->f, &b->y,
-                                &b->xb, &b->g,  &b->d,      &b->r,      &b->z,
-                                &b->p,  &b->q,  &b->xs,     &b->plane_n};
+        psb_vec3 **vectors[] = {&b->x,     &b->v,  &b->pin_at, &b->hist_x, &b->hist_v, &b->end_x,
+                                &b->end_v, &b->x0, &b->v0,     &b->sx,     &b->sv,     &b->f,
+                                &b->y,     &b->xb, &b->g,      &b->d,      &b->r,      &b->z,
+                                &b->p,     &b->q,  &b->xs,     &b->plane_n};
         for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++) {
             *vectors[k] = calloc(n, sizeof(psb_vec3));
             ok = ok && *vectors[k];

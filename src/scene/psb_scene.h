@@ -55,6 +55,10 @@ typedef struct psb_scene_config {
     bool model_gas;      ///< psb_scene_add_mesh gives a 3D model the gas of
                          ///< psb_mesh_default_material (else the medium gas scaled by its volume)
     bool model_spring_k; ///< ... and its spring stiffness (else params.body.spring_k)
+    bool ring_material;  ///< the spheres are made of the ring's material: their springs'
+                         ///< stiffness is the one at which the medium gas stretches a sphere as
+                         ///< much as it stretches the ring (psb_scene_sphere_spring_k; else
+                         ///< params.body.spring_k, the ring's own)
 } psb_scene_config;
 
 /// A built scene. Bodies are numbered as in its world.
@@ -77,6 +81,16 @@ typedef struct psb_scene {
 /// along +x with gusts of 2 m/s; no wind elsewhere; loaded 3D models with
 /// their own gas and spring stiffness (model_gas, model_spring_k).
 psb_scene_config psb_default_scene_config(void);
+
+/// The spring stiffness (N/m) that makes the config's spheres of the ring's
+/// material: the medium gas stretches a sphere (icosphere of
+/// config->sphere_level) by the same strain e as the ring, both of the
+/// config's radius R. A ring of n springs ks_r (rest length L0) holds
+/// nRT_r / (pi R (1 + e)) = ks_r L0 e; a triangle net of springs ks is a
+/// membrane of modulus 2 ks / sqrt(3), and a sphere of rest volume V0 holds
+/// nRT_s R / (2 V0 (1 + e)^2) = (2 / sqrt(3)) ks e. 0 when the ring's ks is
+/// 0; -1 if the sphere cannot be made (no memory).
+double psb_scene_sphere_spring_k(const psb_scene_config *config);
 
 /// Number of scenes, and the name and one-line summary of each.
 int psb_scene_count(void);

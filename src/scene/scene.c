@@ -77,7 +77,7 @@ psb_scene_config psb_default_scene_config(void) {
     c.sphere_level = 3;
     c.radius = 0.5;
     c.drop_height = 1.0;
-    c.spacing = 1.5;
+    c.spacing = 2.0; // the high gas sphere swells to about 0.85 m across its radius
     c.gas_scale[0] = 0.1;
     c.gas_scale[1] = 1.0;
     c.gas_scale[2] = 3.0;
@@ -88,7 +88,36 @@ psb_scene_config psb_default_scene_config(void) {
     c.flag_turbulence = 2.0;
     c.model_gas = true;
     c.model_spring_k = true;
+    // The same material in both modes, and air that brings the bouncing and
+    // wobbling to rest within about ten seconds (each body's wind_drag of
+    // 1 kg/(m^2 s) against its surface's motion: a 1 kg ball of 0.5 m
+    // loses its bounce over a few seconds, a wobble in about 0.3 s).
+    c.ring_material = true;
+    c.params.still_air = true;
     return c;
+}
+
+double psb_scene_sphere_spring_k(const psb_scene_config *c) {
+    const double ks_ring = c->params.body.spring_k;
+    if (!(ks_ring > 0.0)) {
+        return 0.0;
+    }
+    psb_mesh sphere;
+    if (psb_mesh_icosphere(&sphere, c->sphere_level, c->radius, NULL) != PSB_OK) {
+        return -1.0;
+    }
+    const double V0 = fabs(psb_mesh_volume(&sphere));
+    psb_mesh_free(&sphere);
+    const double R = c->radius, L0 = 2.0 * R * sin(PI / c->ring_points);
+    const double nrt_ring = c->gas_scale[1] * psb_default_gas_nrt(PSB_RING);
+    const double nrt_sphere = c->gas_scale[1] * psb_default_gas_nrt(PSB_SHELL);
+    // The ring's strain: e (1 + e) = q, q = nRT_r / (pi R ks_r L0).
+    const double q = nrt_ring / (PI * R * ks_ring * L0);
+    const double e = 0.5 * (sqrt(1.0 + 4.0 * q) - 1.0);
+    if (!(e > 0.0)) {
+        return ks_ring; // no gas: nothing to match
+    }
+    return sqrt(3.0) / 4.0 * nrt_sphere * R / (V0 * e * (1.0 + e) * (1.0 + e));
 }
 
 static double stable_substep(const psb_world *world) {
@@ -205,6 +234,17 @@ static psb_status build_ring(psb_scene *scene, psb_error *err) {
     return add_ring(scene, err);
 }
 
+// The material of the scene's spheres: the ring's (ring_material), or the
+// scene's own.
+static psb_body_params sphere_material(const psb_scene_config *c) {
+    psb_body_params material = c->params.body;
+    const double k = c->ring_material ? psb_scene_sphere_spring_k(c) : -1.0;
+    if (k >= 0.0) {
+        material.spring_k = k;
+    }
+    return material;
+}
+
 // The ring, and three spheres side by side with low, medium and high gas.
 static psb_status build_default(psb_scene *scene, psb_error *err) {
     psb_status status = add_ring(scene, err);
@@ -217,10 +257,11 @@ static psb_status build_default(psb_scene *scene, psb_error *err) {
     if (status != PSB_OK) {
         return status;
     }
+    const psb_body_params material = sphere_material(c);
     for (int k = 0; k < 3 && status == PSB_OK; k++) {
         const double nrt = c->gas_scale[k] * psb_default_gas_nrt(PSB_SHELL);
-        status = add_body(scene, &sphere, (k - 1) * c->spacing, 0.0, nrt, gas_labels[k],
-                          gas_colors[k], err);
+        const placement at = {(k - 1) * c->spacing, 0.0, c->drop_height, &material};
+        status = place_body(scene, &sphere, at, nrt, gas_labels[k], gas_colors[k], err);
     }
     psb_mesh_free(&sphere);
     return status;
@@ -258,10 +299,11 @@ static psb_status build_pressure(psb_scene *scene, psb_error *err) {
         status = add_body(scene, &ring, (k - 1) * ring_spacing + ring_shift, 0.0,
                           c->gas_scale[k] * psb_default_gas_nrt(PSB_RING), label, color, err);
     }
+    const psb_body_params material = sphere_material(c);
     for (int k = 0; k < 3 && status == PSB_OK; k++) {
-        status = add_body(scene, &sphere, (k - 1) * c->spacing, 0.0,
-                          c->gas_scale[k] * psb_default_gas_nrt(PSB_SHELL), gas_labels[k],
-                          gas_colors[k], err);
+        const placement at = {(k - 1) * c->spacing, 0.0, c->drop_height, &material};
+        status = place_body(scene, &sphere, at, c->gas_scale[k] * psb_default_gas_nrt(PSB_SHELL),
+                            gas_labels[k], gas_colors[k], err);
     }
     psb_mesh_free(&ring);
     psb_mesh_free(&sphere);
@@ -398,10 +440,11 @@ static psb_status build_planets(psb_scene *scene, psb_error *err) {
         status = place_body(scene, &ring, at, c->gas_scale[1] * psb_default_gas_nrt(PSB_RING),
                             label, color, err);
     }
+    const psb_body_params material = sphere_material(c);
     for (int k = 0; k < 3 && status == PSB_OK; k++) {
         char label[32];
         snprintf(label, sizeof label, "ball %d", k + 1);
-        const placement at = {drops[k][0], drops[k][2], drops[k][1], NULL};
+        const placement at = {drops[k][0], drops[k][2], drops[k][1], &material};
         status = place_body(scene, &sphere, at, c->gas_scale[1] * psb_default_gas_nrt(PSB_SHELL),
                             label, gas_colors[k], err);
     }

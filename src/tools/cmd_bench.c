@@ -378,11 +378,9 @@ static int run_scene(const scene *sc, const bench_args *args, result *out) {
     }
     const double h = implicit ? FRAME_S : 0.5 * psb_body_stable_substep(probe, 0);
     if (!(h > 0.0)) {
-        // The estimate underflows when the damping swamps the springs.
-        fprintf(stderr,
-                "psb bench: %s: --damping %g N·s/m leaves no stable sub-step to time (the "
-                "estimate is 0 s): give less\n",
-                sc->name, args->damping);
+        // psb_body_stable_substep is 0 only when it ran out of memory.
+        fprintf(stderr, "psb bench: %s: out of memory for the stable sub-step's estimate\n",
+                sc->name);
         psb_world_destroy(probe);
         psb_mesh_free(&mesh);
         return 2;
@@ -415,10 +413,13 @@ static int run_scene(const scene *sc, const bench_args *args, result *out) {
     params.substeps = (int)substeps;
     params.dt = h * (double)substeps;
     if (psb_params_validate(&params, &err) != PSB_OK) {
+        char damping[32];
+        psb_param_format(args->damping, damping, sizeof damping);
         fprintf(stderr,
-                "psb bench: %s: the sub-step %g s (half the stable estimate at --damping %g "
-                "N·s/m) gives a world step out of range: %s\n",
-                sc->name, h, args->damping, err.message);
+                "psb bench: %s: --damping %s N·s/m needs a sub-step of %.3g s (half the stable "
+                "estimate), and %ld of them make a world step out of range (%s): give a "
+                "smaller --damping\n",
+                sc->name, damping, h, substeps, err.message);
         psb_mesh_free(&mesh);
         return 2;
     }

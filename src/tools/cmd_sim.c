@@ -382,13 +382,11 @@ static void warn_if_unstable(const psb_world *world) {
     const double h_max = stable_substep(world);
     const char *whose = psb_world_body_count(world) > 1 ? "the bodies'" : "this body's";
     const double needed = ceil(params->dt / h_max);
-    if (h > h_max && !(h_max > 0.0)) {
-        // The estimate's root of h^2 w^2 + 2 h g = 4 comes out 0 when the
-        // damping's term g^2 swamps the springs' w^2 (psb_body_stable_substep).
+    if (!(h_max > 0.0)) {
+        // psb_body_stable_substep is 0 only when it ran out of memory.
         fprintf(stderr,
-                "psb sim: warning: %s stable sub-step could not be estimated (the damping's "
-                "term swamps the springs' in the estimate); blow-ups are possible: if they "
-                "come, lower --kd or --dt, or raise --mass\n",
+                "psb sim: warning: %s stable sub-step could not be estimated (out of "
+                "memory)\n",
                 whose);
     } else if (h > h_max && needed <= psb_sim_max_substeps()) {
         fprintf(stderr,

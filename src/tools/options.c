@@ -225,6 +225,16 @@ static bool parse_int(const char *text, int *out) {
     return true;
 }
 
+bool psb_options_parse_substeps(const char *text, bool *automatic, int *count, char *expected,
+                                size_t expected_size) {
+    const psb_param_info *range = psb_options_param("substeps");
+    char words[96];
+    psb_param_describe_range(range, words, sizeof words);
+    snprintf(expected, expected_size, "auto or %s", words);
+    *automatic = strcmp(text, "auto") == 0;
+    return *automatic || (parse_int(text, count) && psb_param_in_range(range, *count));
+}
+
 // Stores text as the option's value; false (with the expectation in
 // expected) when it is not acceptable.
 static bool store_value(const psb_option *option, void *field, const char *text, char *expected,
@@ -237,10 +247,14 @@ static bool store_value(const psb_option *option, void *field, const char *text,
         if (check != NUMBER_OK || !psb_param_in_range(&range, value)) {
             describe_expected(option, expected, expected_size);
             if (check == NUMBER_TINY) {
+                // Say what to give instead: 0 where the range has it.
                 size_t used = strlen(expected);
                 append(expected, expected_size, &used,
-                       " (and 0 rather than a number below 2.2e-308, the smallest a double holds "
-                       "in full)");
+                       psb_param_in_range(&range, 0.0)
+                           ? " (and 0 rather than a number below 2.2e-308, the smallest a "
+                             "double holds in full)"
+                           : " (a number below 2.2e-308 is too small for a double to hold in "
+                             "full)");
             }
             return false;
         }

@@ -114,6 +114,12 @@ bool psb_options_parse_param_numbers(const char *text, const psb_param_info *par
                                      int count, const char *what, char *expected,
                                      size_t expected_size);
 
+/// --substeps: "auto" (*automatic true) or an integer in the table's range
+/// (*count); on failure writes "auto or an integer from 1 to 10000" into
+/// expected.
+bool psb_options_parse_substeps(const char *text, bool *automatic, int *count, char *expected,
+                                size_t expected_size);
+
 /// The core's table entry called name; asserts that there is one.
 const psb_param_info *psb_options_param(const char *name);
 

@@ -68,21 +68,8 @@ static bool parse_sphere(const char *text, void *field, char *expected, size_t e
 
 static bool parse_substeps(const char *text, void *field, char *expected, size_t expected_size) {
     psb_sim_substeps *choice = field;
-    const psb_param_info *substeps = psb_options_param("substeps");
-    char range[96];
-    psb_param_describe_range(substeps, range, sizeof range);
-    snprintf(expected, expected_size, "auto or %s", range);
-    if (strcmp(text, "auto") == 0) {
-        choice->automatic = true;
-        return true;
-    }
-    double value = 0.0;
-    if (!psb_options_parse_numbers(text, &value, 1) || !psb_param_in_range(substeps, value)) {
-        return false;
-    }
-    choice->automatic = false;
-    choice->count = (int)value;
-    return true;
+    return psb_options_parse_substeps(text, &choice->automatic, &choice->count, expected,
+                                      expected_size);
 }
 
 static void show_substeps(const void *field, char *out, size_t out_size) {

@@ -51,20 +51,13 @@ static void show_size(const void *field, char *out, size_t out_size) {
 }
 
 static bool parse_substeps(const char *text, void *field, char *expected, size_t expected_size) {
-    int *substeps = field;
-    const psb_param_info *range = psb_options_param("substeps");
-    char words[96];
-    psb_param_describe_range(range, words, sizeof words);
-    snprintf(expected, expected_size, "auto or %s", words);
-    if (strcmp(text, "auto") == 0) {
-        *substeps = 0;
-        return true;
-    }
-    double n = 0.0;
-    if (!psb_options_parse_numbers(text, &n, 1) || !psb_param_in_range(range, n)) {
+    int *substeps = field; // 0: auto
+    bool automatic = false;
+    int count = 0;
+    if (!psb_options_parse_substeps(text, &automatic, &count, expected, expected_size)) {
         return false;
     }
-    *substeps = (int)n;
+    *substeps = automatic ? 0 : count;
     return true;
 }
 

@@ -31,14 +31,19 @@ static void test_default_scene(void) {
         CHECK(psb_body_point_count(s.world, b) == 642, "level 3 icosphere: %d points",
               psb_body_point_count(s.world, b));
     }
-    // One material for both modes; gas low < medium < high.
+    // One material for both modes: the ring's, the spheres' springs at the
+    // stiffness that gives them the ring's strain; gas low < medium < high.
+    const double sphere_k = psb_scene_sphere_spring_k(&config);
+    CHECK(sphere_k > 0.0 && sphere_k < config.params.body.spring_k,
+          "the spheres' springs: %g N/m for the ring's %g", sphere_k, config.params.body.spring_k);
     for (int b = 1; b < 4; b++) {
         const psb_body_params *p = psb_body_get_params(s.world, b);
         const psb_body_params *ring = psb_body_get_params(s.world, 0);
-        CHECK(p->spring_k == ring->spring_k && p->mass == ring->mass &&
-                  p->spring_damping == ring->spring_damping,
+        CHECK(p->spring_k == sphere_k && p->mass == ring->mass &&
+                  p->spring_damping == ring->spring_damping && p->wind_drag == ring->wind_drag,
               "body %d's material differs from the ring's", b);
     }
+    CHECK(psb_world_params(s.world)->still_air, "the scene's air is off");
     CHECK(s.bodies[1].gas_nrt < s.bodies[2].gas_nrt && s.bodies[2].gas_nrt < s.bodies[3].gas_nrt,
           "gas not in order: %g %g %g", s.bodies[1].gas_nrt, s.bodies[2].gas_nrt,
           s.bodies[3].gas_nrt);
@@ -67,7 +72,8 @@ static void test_default_scene(void) {
     }
 
     // Ten seconds: pumped up, fallen, bouncing (gas makes them lively) and
-    // losing energy, never through the floor or the walls.
+    // losing energy to the air until they rest, never through the floor or
+    // the walls; the low gas sphere sits flattened on a contact patch.
     const int steps = (int)(10.0 / p->dt);
     int blowups = 0;
     double lowest[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, energy_after_fall[4] = {0};
@@ -99,6 +105,19 @@ static void test_default_scene(void) {
     CHECK(ratio[1] < ratio[2] && ratio[2] < ratio[3], "V/V0 not in gas order: %g %g %g", ratio[1],
           ratio[2], ratio[3]);
     CHECK(ratio[0] > 1.0, "the ring did not inflate: V/V0 %g", ratio[0]);
+    for (int b = 0; b < s.body_count; b++) {
+        const double kinetic = psb_body_measure(s.world, b).kinetic;
+        CHECK(kinetic < 0.01, "body %d still moves after 10 s: %g J", b, kinetic);
+    }
+    const psb_vec3 *x = psb_body_positions(s.world, 1);
+    psb_vec3 lo = x[0], hi = x[0];
+    for (int i = 1; i < psb_body_point_count(s.world, 1); i++) {
+        lo = (psb_vec3){fmin(lo.x, x[i].x), fmin(lo.y, x[i].y), fmin(lo.z, x[i].z)};
+        hi = (psb_vec3){fmax(hi.x, x[i].x), fmax(hi.y, x[i].y), fmax(hi.z, x[i].z)};
+    }
+    const double flat = (hi.y - lo.y) / fmax(hi.x - lo.x, hi.z - lo.z);
+    printf("low gas sphere at 10 s: height %.3f of its width\n", flat);
+    CHECK(flat <= 0.85, "the low gas sphere is not flattened: height %.3f of its width", flat);
     psb_scene_destroy(&s);
     CHECK(s.world == NULL && s.body_count == 0, "destroy did not zero the scene");
 }
@@ -147,6 +166,28 @@ static double volume_ratio(const psb_scene *s, int b) {
 }
 
 // Three rings and three spheres, gas low < medium < high in each mode.
+// The same material in both modes: in the air, without gravity, the medium
+// gas stretches the ring and the medium sphere alike.
+static void test_same_material(void) {
+    psb_scene_config config = psb_default_scene_config();
+    config.params.gravity = 0.0;
+    psb_scene s;
+    psb_error err = {0};
+    CHECK(psb_scene_build(&s, "default", &config, &err) == PSB_OK, "%s", err.message);
+    if (!s.world) {
+        return;
+    }
+    for (int k = 0; k < (int)(8.0 / psb_world_params(s.world)->dt); k++) {
+        psb_world_step(s.world);
+    }
+    const double ring = psb_body_measure(s.world, 0).mean_radius / config.radius - 1.0;
+    const double sphere = psb_body_measure(s.world, 2).mean_radius / config.radius - 1.0;
+    printf("medium gas, no gravity: the ring stretched by %.3f, the sphere by %.3f\n", ring,
+           sphere);
+    CHECK(fabs(sphere - ring) < 0.1 * ring, "strains differ: ring %.3f, sphere %.3f", ring, sphere);
+    psb_scene_destroy(&s);
+}
+
 static void test_pressure_scene(void) {
     psb_scene s;
     if (!run_scene(&s, "pressure", 6.0, NULL, NULL)) {
@@ -503,6 +544,7 @@ static void test_bad_input(void) {
 }
 
 int main(void) {
+    test_same_material();
     test_default_scene();
     test_pressure_scene();
     test_shape_scene();
