@@ -214,6 +214,10 @@ expect_in "$tmp/err" "default, pressure, shape, flag, planets or ring" "--scene 
 # (never 0 with a blow-up on stderr), no nan or inf in what it prints.
 
 hostile_values="nan inf -inf 1e308 -1e308 1e-320 0 -0 0x10 1e 1e999"
+# Every option gets the values that tell a parser or range of its own apart
+# (the options share one parser, so the rest go to one option of each kind).
+hostile_some="nan 1e308 -1e308 1e-320 0x10"
+hostile_all_on="sim:mass sim:substeps sim:integrator sim:threads sim:wind bench:damping view:gravity"
 
 # options_of COMMAND: the command's options that take a number or a name.
 options_of() {
@@ -283,7 +287,9 @@ for cmd in $commands; do
         "sim time") args="--subdiv 1 --summary" ;; # --time and --steps exclude each other
         *) args=$base ;;
         esac
-        for value in $hostile_values ""; do
+        values=$hostile_some
+        case " $hostile_all_on " in *" $cmd:$opt "*) values=$hostile_values ;; esac
+        for value in $values ""; do
             # shellcheck disable=SC2086 # the base arguments are split on purpose
             expect_hostile_handled "$cmd" "$opt" $args "--$opt=$value"
         done
@@ -331,6 +337,8 @@ EOF2
 for integrator in symplectic bdf2; do
     while read -r args; do
         opt=${args%% *}
+        # 30000 solves would check nothing the explicit pass does not.
+        [ "$integrator $args" = "bdf2 --dt 1 --substeps 10000" ] && continue
         # shellcheck disable=SC2086 # the arguments are split on purpose
         expect_hostile_handled sim "${opt#--}" $base_sim --integrator $integrator $args
         checks=$((checks + 1))

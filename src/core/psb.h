@@ -193,16 +193,17 @@ typedef enum psb_param_scale {
 /// The ranges are finite and wide enough for any real use, and narrow enough
 /// that no value in them overflows a double in what the step computes.
 typedef struct psb_param_info {
-    const char *name;  ///< the command-line name, without "--": "ks", "dt", "walls-min"
-    const char *field; ///< the field as C spells it: "spring_k" (in psb_body_params), "dt"
-    const char *unit;  ///< SI unit ("N/m", "m/s²"), "" for a pure number
-    const char *help;  ///< one line: what it does
-    psb_param_place place;
+    const char *name;      ///< the command-line name, without "--": "ks", "dt", "walls-min"
+    const char *field;     ///< the field as C spells it: "spring_k" (in psb_body_params), "dt"
+    const char *unit;      ///< SI unit ("N/m", "m/s²"), "" for a pure number
+    const char *help;      ///< one line: what it does
+    psb_param_place place; ///< which struct holds it
     size_t offset;         ///< offsetof the field in psb_params or psb_body_params (see place)
     psb_param_type type;   ///< how the field is stored
     int count;             ///< components: 1, or 3 for a psb_vec3
-    double min;            ///< the lowest value allowed (finite)
-    double max;            ///< the highest value allowed (finite)
+    double min;            ///< the lowest value allowed (finite in the table; a front end's
+                           ///< own entries may leave it -INFINITY: no bound)
+    double max;            ///< the highest value allowed (the same, INFINITY)
     bool min_open;         ///< min itself is excluded (> rather than >=)
     bool max_open;         ///< max itself is excluded
     psb_param_scale scale; ///< how a slider should move through the values

@@ -74,14 +74,17 @@ typedef struct psb_topology {
     int border_edges;          ///< edges used by one face only
     int holes;                 ///< boundary loops the border edges form
     int nonmanifold_edges;     ///< edges used by three or more faces
+    int pinched_vertices;      ///< vertices where two or more fans of faces meet (two parts
+                               ///< of the surface touching at a point)
     int orientation_conflicts; ///< edges walked in the same direction by two faces
     int unused_vertices;       ///< points no face (or ring edge) uses
     int components;            ///< connected pieces (by shared vertices)
     int euler;                 ///< V - E + F over the used vertices
-    int genus;                 ///< sum over components of (2 - chi) / 2; -1 if not closed
-    double volume;             ///< signed volume (2D: area), m³
-    bool oriented;             ///< no orientation conflicts
-    bool closed;               ///< no border or non-manifold edges, oriented, volume > 0
+    int genus;     ///< sum over components of (2 - chi) / 2, with each pinched vertex split into
+                   ///< one per fan; -1 if not closed
+    double volume; ///< signed volume (2D: area), m³
+    bool oriented; ///< no orientation conflicts
+    bool closed;   ///< no border or non-manifold edges, oriented, volume > 0
 } psb_topology;
 
 /// Builds the report. Allocates scratch (freed before return); PSB_ERR_NOMEM

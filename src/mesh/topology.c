@@ -11,6 +11,7 @@
 // walk lives here too (psb_border_loops_find) so that the repair fills
 // exactly the loops this report counts.
 #include "border_loops.h"
+#include "mesh_internal.h"
 #include "psb_mesh.h"
 
 #include <limits.h>
@@ -57,19 +58,10 @@ static void free_all(void *a, void *b, void *c, void *d, void *e) {
     free(e);
 }
 
-// Union-find root with path halving.
-static int find_root(int *parent, int x) {
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
-}
-
 // Union by size.
 static void unite(int *parent, int *size, int a, int b) {
-    a = find_root(parent, a);
-    b = find_root(parent, b);
+    a = mesh_set_find(parent, a);
+    b = mesh_set_find(parent, b);
     if (a == b) {
         return;
     }
@@ -192,7 +184,7 @@ psb_status psb_border_loops_find(int vcount, const int *from, const int *to, int
         }
     }
     for (int l = 0; l < loops; l++) {
-        int root = find_root(first, from[out->order[out->start[l]]]);
+        int root = mesh_set_find(first, from[out->order[out->start[l]]]);
         if (!out->closed[l] && mark[root] < 0) {
             mark[root] = 0;
             out->holes++;
@@ -344,7 +336,7 @@ psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error 
             continue;
         }
         used++;
-        int root = find_root(parent, v);
+        int root = mesh_set_find(parent, v);
         if (aux[root] < 0) {
             aux[root] = components++;
         }
@@ -352,11 +344,11 @@ psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error 
     memset(counts, 0, (size_t)components * 3 * sizeof *counts);
     for (int v = 0; v < vcount; v++) {
         if (start[v]) {
-            counts[3 * aux[find_root(parent, v)]]++;
+            counts[3 * aux[mesh_set_find(parent, v)]]++;
         }
     }
     for (int f = 0; f < fcount; f++) {
-        counts[3 * aux[find_root(parent, tris[3 * f])] + 2]++;
+        counts[3 * aux[mesh_set_find(parent, tris[3 * f])] + 2]++;
     }
 
     // File every half-edge under its smaller end: counting sort into start[].
@@ -398,7 +390,7 @@ psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error 
             border += uses == 1;
             nonmanifold += uses >= 3;
             conflicts += forward >= 2 || backward >= 2;
-            counts[3 * aux[find_root(parent, v)] + 1]++;
+            counts[3 * aux[mesh_set_find(parent, v)] + 1]++;
             i = j;
         }
     }
@@ -424,8 +416,8 @@ psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error 
     out->oriented = conflicts == 0;
     out->closed = border == 0 && nonmanifold == 0 && out->oriented && out->volume > 0.0;
     // genus = sum over components of (2 - chi_c) / 2. A closed orientable
-    // surface has an even chi_c <= 2; anything else (two pieces pinched at a
-    // vertex) has no genus.
+    // surface has an even chi_c <= 2; two pieces pinched at a vertex are
+    // counted below.
     out->genus = out->closed ? 0 : -1;
     for (int c = 0; out->closed && c < components; c++) {
         long long chi = (long long)counts[3 * c] - counts[3 * c + 1] + counts[3 * c + 2];
@@ -437,6 +429,15 @@ psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error 
     }
 
     free_all(start, list, parent, aux, counts);
+    // Two pieces touching at a vertex (an odd chi): the genus of the surface
+    // with each such vertex split, one per fan of faces.
+    int genus = -1;
+    if (!mesh_find_pinches(mesh, out->closed, &out->pinched_vertices, &genus)) {
+        return psb_error_set(err, PSB_ERR_NOMEM, "%s: out of memory for %d triangles", fn, fcount);
+    }
+    if (out->pinched_vertices > 0) {
+        out->genus = genus;
+    }
     if (err) {
         err->status = PSB_OK;
         err->message[0] = '\0';

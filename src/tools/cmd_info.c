@@ -92,178 +92,16 @@ static const char *yes_no(bool value) {
     return value ? "yes" : "no";
 }
 
-// ---- pinched vertices
-//
-// A vertex is pinched when its faces make more than one fan: groups of
-// faces joined to each other through the edges at the vertex. Around every
-// vertex of a closed surface the faces make exactly one fan; where two parts
-// of a surface touch at a single point (the cow's file has such a vertex),
-// that point has two, and the Euler characteristic V - E + F comes out one
-// short of a surface's, odd, with no genus. Split each pinched vertex into
-// one vertex per fan and the surface is whole again: that one's genus is
-// the one to report.
-
-typedef struct pinch_report {
-    int pinched; // vertices whose faces make more than one fan
-    int genus;   // with every pinched vertex split, or -1 when that is no closed surface
-} pinch_report;
-
-static int find_set(int *parent, int i) {
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]]; // path halving
-        i = parent[i];
-    }
-    return i;
-}
-
-static void join_sets(int *parent, int a, int b) {
-    a = find_set(parent, a);
-    b = find_set(parent, b);
-    if (a != b) {
-        parent[a < b ? b : a] = a < b ? a : b;
-    }
-}
-
-// One corner's view of one edge at its vertex: the edge's other end.
-typedef struct corner_edge {
-    int other;  // the vertex at the edge's other end
-    int corner; // 3 f + j: corner j of face f
-} corner_edge;
-
-static int compare_corner_edges(const void *a, const void *b) {
-    const corner_edge *x = a, *y = b;
-    return x->other != y->other ? (x->other > y->other) - (x->other < y->other)
-                                : (x->corner > y->corner) - (x->corner < y->corner);
-}
-
-// The two edges at vertex v of each of its corners (list[start[v] ..
-// start[v + 1]]) into around, sorted by their other end, so that the
-// corners that share an edge are neighbours; returns how many.
-static int edges_around(const int *tris, const int *start, const int *list, int v,
-                        corner_edge *around) {
-    int n = 0;
-    for (int k = start[v]; k < start[v + 1]; k++) {
-        const int c = list[k], base = c - c % 3;
-        around[n++] = (corner_edge){tris[base + (c + 1) % 3], c};
-        around[n++] = (corner_edge){tris[base + (c + 2) % 3], c};
-    }
-    qsort(around, (size_t)n, sizeof *around, compare_corner_edges);
-    return n;
-}
-
-// Counts the pinched vertices of a shell's triangles, and the genus of the
-// surface with each split into its fans (when closed is true: else -1).
-// False when memory runs out.
-static bool find_pinches(const psb_mesh *mesh, bool closed, pinch_report *out) {
-    *out = (pinch_report){.pinched = 0, .genus = -1};
-    const int nv = mesh->point_count, nf = mesh->kind == PSB_RING ? 0 : mesh->triangle_count;
-    const int *tris = mesh->triangles;
-    const size_t corners = 3 * (size_t)nf;
-    if (nf == 0 || nv == 0) {
-        return true;
-    }
-    int *start = calloc((size_t)nv + 1, sizeof *start); // vertex v's corners: list[start[v] ..]
-    int *list = malloc(corners * sizeof *list);
-    int *fan = malloc(corners * sizeof *fan);      // corners in one fan share a set
-    int *face = malloc((size_t)nf * sizeof *face); // faces joined by edges share a set
-    int *stamp = malloc(corners * sizeof *stamp);  // the last vertex that counted a fan
-    // Per component (the root face): V with the pinches split, E, F.
-    int *counts = calloc(3 * (size_t)nf, sizeof *counts);
-    corner_edge *around = NULL;
-    bool ok = start && list && fan && face && stamp && counts;
-    int most = 0;
-    if (ok) {
-        for (size_t c = 0; c < corners; c++) {
-            start[tris[c] + 1]++;
-        }
-        for (int v = 0; v < nv; v++) {
-            most = start[v + 1] > most ? start[v + 1] : most;
-            start[v + 1] += start[v];
-        }
-        for (size_t c = 0; c < corners; c++) {
-            list[start[tris[c]]++] = (int)c;
-            fan[c] = (int)c;
-            stamp[c] = -1;
-        }
-        for (int v = nv; v > 0; v--) {
-            start[v] = start[v - 1];
-        }
-        start[0] = 0;
-        for (int f = 0; f < nf; f++) {
-            face[f] = f;
-        }
-        around = malloc(2 * (size_t)(most > 0 ? most : 1) * sizeof *around);
-        ok = around != NULL;
-    }
-    for (int v = 0; ok && v < nv; v++) {
-        // Corners that share an edge at v are in one fan, their faces in
-        // one piece of the surface.
-        const int n = edges_around(tris, start, list, v, around);
-        for (int i = 1; i < n; i++) {
-            if (around[i].other == around[i - 1].other && around[i].other != v) {
-                join_sets(fan, around[i].corner, around[i - 1].corner);
-                join_sets(face, around[i].corner / 3, around[i - 1].corner / 3);
-            }
-        }
-    }
-    if (ok) {
-        for (int v = 0; v < nv; v++) {
-            int fans = 0;
-            for (int k = start[v]; k < start[v + 1]; k++) {
-                const int root = find_set(fan, list[k]);
-                if (stamp[root] != v) {
-                    stamp[root] = v;
-                    fans++;
-                    counts[3 * find_set(face, list[k] / 3)]++; // one vertex per fan
-                }
-            }
-            out->pinched += fans > 1;
-        }
-        // Each edge once, from its smaller end, in the piece of a face on it.
-        for (int v = 0; v < nv; v++) {
-            const int n = edges_around(tris, start, list, v, around);
-            for (int i = 0; i < n; i++) {
-                if (around[i].other > v && (i == 0 || around[i].other != around[i - 1].other)) {
-                    counts[3 * find_set(face, around[i].corner / 3) + 1]++;
-                }
-            }
-        }
-        for (int f = 0; f < nf; f++) {
-            counts[3 * find_set(face, f) + 2]++;
-        }
-        // genus = sum over the pieces of (2 - chi) / 2, chi = V - E + F even and <= 2.
-        int genus = 0;
-        for (int f = 0; closed && f < nf && genus >= 0; f++) {
-            if (find_set(face, f) != f) {
-                continue;
-            }
-            const long long chi = (long long)counts[3 * f] - counts[3 * f + 1] + counts[3 * f + 2];
-            genus = chi > 2 || chi % 2 != 0 ? -1 : genus + (int)((2 - chi) / 2);
-        }
-        out->genus = closed ? genus : -1;
-    }
-    free(start);
-    free(list);
-    free(fan);
-    free(face);
-    free(stamp);
-    free(counts);
-    free(around);
-    return ok;
-}
-
-static void print_topology(const psb_topology *topo, const pinch_report *pinch) {
+static void print_topology(const psb_topology *topo) {
     printf("vertices=%d\n", topo->vertices);
     printf("faces=%d\n", topo->faces);
     printf("edges=%d\n", topo->edges);
     printf("border_edges=%d\n", topo->border_edges);
     printf("holes=%d\n", topo->holes);
     printf("nonmanifold_edges=%d\n", topo->nonmanifold_edges);
-    printf("pinched_vertices=%d\n", pinch->pinched);
+    printf("pinched_vertices=%d\n", topo->pinched_vertices);
     printf("components=%d\n", topo->components);
-    // With a pinch, the core's genus is -1 (an odd Euler characteristic):
-    // report the surface's with the pinches split instead.
-    printf("genus=%d\n", pinch->pinched > 0 ? pinch->genus : topo->genus);
+    printf("genus=%d\n", topo->genus);
     printf("volume=%.9g\n", topo->volume);
     printf("closed=%s\n", yes_no(topo->closed));
     printf("euler=%d\n", topo->euler);
@@ -293,18 +131,12 @@ static int info_shape(const psb_shape_options *shape) {
     }
     psb_topology topo;
     psb_status status = psb_mesh_topology(&surface, &topo, &err);
-    pinch_report pinch;
-    const bool pinch_found = status == PSB_OK && find_pinches(&surface, topo.closed, &pinch);
     psb_mesh_free(&mesh);
     if (status != PSB_OK) {
         fprintf(stderr, "psb info: %s\n", err.message);
         return 1;
     }
-    if (!pinch_found) {
-        fprintf(stderr, "psb info: out of memory\n");
-        return 1;
-    }
-    print_topology(&topo, &pinch);
+    print_topology(&topo);
     if (fflush(stdout) != 0) {
         return 1;
     }
@@ -319,7 +151,6 @@ typedef struct obj_inspection {
     psb_obj_stats stats;
     psb_repair_report report;
     psb_topology topology;
-    pinch_report pinch;
     double parse_ms;
     double repair_ms;
     double check_ms;
@@ -354,9 +185,6 @@ static psb_status inspect(const char *path, const psb_repair_options *repair, ob
         status = psb_mesh_topology(&out->mesh, &out->topology, err);
     }
     const double t3 = now_ms();
-    if (status == PSB_OK && !find_pinches(&out->mesh, out->topology.closed, &out->pinch)) {
-        status = psb_error_set(err, PSB_ERR_NOMEM, "psb info: %s: out of memory", path);
-    }
     if (status != PSB_OK) {
         psb_mesh_free(&out->mesh);
         return status;
@@ -422,7 +250,7 @@ static int info_file(const char *path, const psb_repair_options *repair, const i
         total[run] = last.parse_ms + last.repair_ms + last.check_ms;
     }
     psb_mesh_free(&last.mesh);
-    print_topology(&last.topology, &last.pinch);
+    print_topology(&last.topology);
     print_repair(&last.report, &last.stats);
     if (info->timing) {
         printf("parse_ms=%.3f\n", median(parse, runs));

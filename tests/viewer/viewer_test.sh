@@ -175,7 +175,7 @@ orbit)
 64 mouse_move_by -60 -10
 65 mouse_up left
 70 scroll 2
-75 mouse_move 1200 500
+75 mouse_move 700 540
 76 mouse_down right
 77 mouse_move_by -40 20
 78 mouse_up right
