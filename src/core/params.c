@@ -359,16 +359,24 @@ static void component_name(const psb_param_info *info, int component, char *out,
 }
 
 // Checks every component of the entry's field in base (the struct of its place).
+// Refuses value for component c of the entry unless it is in range: the
+// message names the field, the range and the value.
+static psb_status check_value(const psb_param_info *info, int c, double value, psb_error *err) {
+    if (psb_param_in_range(info, value)) {
+        return PSB_OK;
+    }
+    char name[64], range[192], given[32];
+    component_name(info, c, name, sizeof name);
+    psb_param_describe_range(info, range, sizeof range);
+    psb_param_format(value, given, sizeof given);
+    return psb_error_set(err, PSB_ERR_INVALID, "%s: expected %s, got %s", name, range, given);
+}
+
 static psb_status check_param(const void *base, const psb_param_info *info, psb_error *err) {
     const void *field = param_address(base, info);
     for (int c = 0; c < info->count; c++) {
-        const double value = read_value(field, info, c);
-        if (!psb_param_in_range(info, value)) {
-            char name[64], range[192];
-            component_name(info, c, name, sizeof name);
-            psb_param_describe_range(info, range, sizeof range);
-            return psb_error_set(err, PSB_ERR_INVALID, "%s: expected %s, got %g", name, range,
-                                 value);
+        if (check_value(info, c, read_value(field, info, c), err) != PSB_OK) {
+            return PSB_ERR_INVALID;
         }
     }
     return PSB_OK;
@@ -378,11 +386,8 @@ static psb_status set_param(void *base, const psb_param_info *info, int componen
                             psb_error *err) {
     assert((component >= 0 && component < info->count) &&
            "psb_param_set: component out of the entry's range");
-    if (!psb_param_in_range(info, value)) {
-        char name[64], range[192];
-        component_name(info, component, name, sizeof name);
-        psb_param_describe_range(info, range, sizeof range);
-        return psb_error_set(err, PSB_ERR_INVALID, "%s: expected %s, got %g", name, range, value);
+    if (check_value(info, component, value, err) != PSB_OK) {
+        return PSB_ERR_INVALID;
     }
     write_value((char *)base + info->offset, info, component, value);
     return PSB_OK;
