@@ -219,10 +219,8 @@ int main(void) {
     spin.defs[1].rest_points = ico2.points;
     spin.defs[1].points = squashed_ball;
 
-    // A ball inflating from nothing with an outside pressure, in the walls'
-    // box, its mass split by area. (Grabbed as well, BDF2 parts from the
-    // model by 4e-5 of the body's size when a point lands on a wall, both
-    // solves converged; backward Euler does not: not explained yet.)
+    // A ball inflating from nothing with an outside pressure, grabbed and
+    // pulled against the walls of their box, its mass split by area.
     scene box = base("inflating ball in walls", 30);
     box.params.walls = true;
     box.params.walls_min = (psb_vec3){-0.6, 0.0, -0.6};
@@ -234,6 +232,8 @@ int main(void) {
     box.defs[0].params.mass_by_area = true;
     box.defs[0].offset = (psb_vec3){0.0, 0.8, 0.0};
     box.body_count = 1;
+    box.grab = 5;
+    box.grab_to = (psb_vec3){0.3, 1.5, 0.2};
 
     // A cloth hanging from two pinned corners, swinging.
     scene flag = base("pinned cloth", 40);

@@ -7,8 +7,10 @@
 
 #include "internal.h"
 
-// Slack, m, within which a point on a collider's surface counts as touching
-// it for the implicit step (which leaves its points exactly there).
+// Slack within which a point on a collider's surface counts as touching it
+// for the implicit step (which leaves its points there to rounding): this
+// times 1 + |the surface's coordinate|, m, as the step's own contacts take
+// it (TOUCH in implicit_internal.h).
 #define TOUCH_SLACK 1e-9
 
 static void resolve(psb_vec3 *x, psb_vec3 *v, psb_vec3 n, double depth, double e, double keep) {
@@ -31,7 +33,7 @@ static double *component(psb_vec3 *v, int axis) {
 }
 
 // Box walls: one axis at a time, the point must stay in [lo, hi]; within
-// slack of a wall counts as touching it.
+// slack (1 + |wall|) of a wall counts as touching it.
 static void resolve_walls(const psb_params *p, psb_vec3 *x, psb_vec3 *v, bool ring, double keep,
                           double slack) {
     const double lo[3] = {p->walls_min.x, p->walls_min.y, p->walls_min.z};
@@ -42,11 +44,11 @@ static void resolve_walls(const psb_params *p, psb_vec3 *x, psb_vec3 *v, bool ri
         psb_vec3 n = {0.0, 0.0, 0.0};
         double depth = 0.0;
         bool touch = false;
-        if (c < lo[a] + slack) {
+        if (c < lo[a] + slack * (1.0 + fabs(lo[a]))) {
             depth = lo[a] - c;
             *component(&n, a) = 1.0;
             touch = true;
-        } else if (c > hi[a] - slack) {
+        } else if (c > hi[a] - slack * (1.0 + fabs(hi[a]))) {
             depth = c - hi[a];
             *component(&n, a) = -1.0;
             touch = true;
@@ -96,7 +98,8 @@ static void collide_range(psb_body *b, const psb_world *w, int i0, int i1, doubl
     for (int k = i0; k < end; k++) {
         psb_vec3 x = {b->x[0][k], b->x[1][k], b->x[2][k]};
         psb_vec3 v = {b->v[0][k], b->v[1][k], b->v[2][k]};
-        if (floor && (x.y < p->floor_y || (slack > 0.0 && x.y <= p->floor_y + slack))) {
+        if (floor && (x.y < p->floor_y ||
+                      (slack > 0.0 && x.y <= p->floor_y + slack * (1.0 + fabs(p->floor_y))))) {
             resolve(&x, &v, (psb_vec3){0.0, 1.0, 0.0}, p->floor_y - x.y, p->restitution, keep);
             x.y = p->floor_y; // exactly on it, not a rounding below
         }

@@ -237,9 +237,10 @@ void model_sphere_seen(const psb_model *m, const model_body *b, int s, psb_vec3 
     }
 }
 
-// Whether a coordinate is below a limit: strictly, or within slack of it.
+// Whether a coordinate is below a limit: strictly, or within
+// slack (1 + |limit|) of it (a slack relative to the coordinates' size).
 static bool below(double value, double limit, double slack) {
-    return slack > 0.0 ? value <= limit + slack : value < limit;
+    return slack > 0.0 ? value <= limit + slack * (1.0 + fabs(limit)) : value < limit;
 }
 
 // The normals (out of the colliders) of those that x is inside, or within
