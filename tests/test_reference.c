@@ -1,8 +1,8 @@
 // The fast step (psb_world) against the model written plainly (psb_model,
 // src/model): the same bodies, parameters and colliders stepped by both for
 // a while must end at the same positions and volumes, for every integrator,
-// on a ring, icospheres, a cloth, a real mesh and a body large enough to be
-// shared between threads, on 1 and 2 threads.
+// on a ring, icospheres, a cloth in the wind, a real mesh and a body large
+// enough to be shared between threads, on 1 and 2 threads.
 //
 // Tolerances, as the largest distance between the two answers over the
 // body's size: the explicit integrators do the same arithmetic in another
@@ -177,8 +177,9 @@ int main(void) {
     CHECK(psb_mesh_icosphere(&ico6, 5, 1.0, &err) == PSB_OK, "%s", err.message);
 
     // A ring and a ball dropped onto the floor, moving sideways (friction),
-    // the ball onto a sphere on the floor; damped springs.
+    // the ball onto a sphere on the floor; damped springs, still air.
     scene drop = base("ring and ball drop", 40);
+    drop.params.still_air = true;
     drop.defs[0] = psb_mesh_body_def(&ring);
     drop.defs[0].params = material(300.0, 0.2, 8.0);
     drop.defs[0].offset = (psb_vec3){0.0, 0.7, 0.0};
@@ -235,9 +236,10 @@ int main(void) {
     box.grab = 5;
     box.grab_to = (psb_vec3){0.3, 1.5, 0.2};
 
-    // A cloth hanging from two pinned corners, swinging.
-    scene flag = base("pinned cloth", 40);
+    // A cloth hanging from two pinned corners, in a steady wind.
+    scene flag = base("pinned cloth in the wind", 40);
     flag.params.floor = false;
+    flag.params.wind = (psb_vec3){4.0, 0.0, 1.0};
     flag.defs[0] = psb_mesh_body_def(&cloth);
     flag.defs[0].params = material(400.0, 0.2, 0.0);
     flag.defs[0].velocity = (psb_vec3){0.0, 0.0, 0.5};

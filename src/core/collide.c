@@ -101,7 +101,7 @@ static void collide_range(psb_body *b, const psb_world *w, int i0, int i1, doubl
         if (floor && (x.y < p->floor_y ||
                       (slack > 0.0 && x.y <= p->floor_y + slack * (1.0 + fabs(p->floor_y))))) {
             resolve(&x, &v, (psb_vec3){0.0, 1.0, 0.0}, p->floor_y - x.y, p->restitution, keep);
-            x.y = p->floor_y; // exactly on it, not a rounding below
+            x.y = fmax(x.y, p->floor_y); // not a rounding below; one touching stays put
         }
         if (p->walls) {
             resolve_walls(p, &x, &v, ring, keep, slack);

@@ -43,8 +43,9 @@ typedef struct implicit_work {
     double *xb[3];      // where the step's velocity is measured from, v = (x - xb) / h^:
                         // x_n (backward Euler) or BDF2's (4 x_n - x_{n-1}) / 3, m
     // BDF2's history: x_{n-1}, v_{n-1} at the step's start (x_n, v_n after
-    // it), and the state the last step left (end_x, end_v, before collision
-    // response), to find the points changed since (bdf2_targets).
+    // it), and the state the last step left (end_x where it left the points,
+    // end_v the solve's velocities before the bounces), to find the points
+    // changed since (bdf2_targets).
     double *hist_x[3], *hist_v[3], *end_x[3], *end_v[3];
     double hist_h; // the sub-step that history was taken at (0: none), s
     double *gbuf[2][3]; // gradient of G: the iterate's and a trial's (step_ctx.base), N

@@ -11,6 +11,8 @@
 //             the surface encloses, by the divergence theorem;
 //   gravity   F_i = -m_i g y^;
 //   grab      F = k (target - x) - 2 sqrt(k m) v on the grabbed point;
+//   air       F = c_d |N| ((w - v) . n) n, the wind w (or still air) across
+//             the surface round the point (area vector N, normal n);
 // then moves the points by an integrator (explicit here; the solved ones in
 // model_implicit.c) and puts any point that went into the floor, a wall or
 // a sphere back on its surface, its velocity into it reversed by the
@@ -48,10 +50,11 @@ double model_volume(const model_body *b, const psb_vec3 *x) {
     return sum / 6.0;
 }
 
-// g_i = dV/dx_i: on a shell 1/6 of x_b x x_c for each triangle (i, b, c)
-// (the triangle's area vector, a third of it, with the 1/2 of the cross
-// product: 1/3 x 1/2 = 1/6), on a ring 1/2 (y_{i+1} - y_{i-1},
-// x_{i-1} - x_{i+1}): the outward normal of the two half edges at i.
+// g_i = dV/dx_i: on a shell 1/6 (x_b - x_i) x (x_c - x_i) for each
+// triangle (i, b, c) (the triangle's area vector, a third of it, with the
+// 1/2 of the cross product: 1/3 x 1/2 = 1/6), on a ring 1/2 (y_{i+1} -
+// y_{i-1}, x_{i-1} - x_{i+1}): the outward normal of the two half edges at
+// i. On a cloth, the same sum is the area vector the wind pushes on.
 void model_volume_gradient(const model_body *b, const psb_vec3 *x, psb_vec3 *g) {
     for (int i = 0; i < b->n; i++) {
         g[i] = (psb_vec3){0.0, 0.0, 0.0};
@@ -63,12 +66,34 @@ void model_volume_gradient(const model_body *b, const psb_vec3 *x, psb_vec3 *g) 
         }
         return;
     }
-    const psb_vec3 o = x[0];
     for (int t = 0; t < b->tri_count; t++) {
         const int *c = &b->tri[3 * t];
         for (int k = 0; k < 3; k++) {
-            const psb_vec3 p = sub(x[c[(k + 1) % 3]], o), q = sub(x[c[(k + 2) % 3]], o);
+            const psb_vec3 at = x[c[k]];
+            const psb_vec3 p = sub(x[c[(k + 1) % 3]], at), q = sub(x[c[(k + 2) % 3]], at);
             g[c[k]] = axpy(g[c[k]], 1.0 / 6.0, cross(p, q));
+        }
+    }
+}
+
+// The air on each point, into f (added): F = c_d |N| ((w - v) . n) n with N
+// the point's area vector (dV/dx: a third of its triangles', half of its
+// ring edges'), n = N / |N| and c_d the body's wind_drag; w is the steady
+// wind (0 in still air). Only what moves across the surface is pushed.
+void model_air(const psb_model *m, model_body *b, const psb_vec3 *x, const psb_vec3 *v,
+               psb_vec3 *f) {
+    const bool surface = b->tri_count > 0 || b->kind == PSB_RING;
+    if (!surface || !(b->params.wind_drag > 0.0) || !psb_params_air_acts(&m->params)) {
+        return;
+    }
+    model_volume_gradient(b, x, b->g);
+    for (int i = 0; i < b->n; i++) {
+        const double area = norm(b->g[i]);
+        if (area > 0.0) {
+            // c_d |N| ((w - v) . n) n = c_d ((w - v) . N) N / |N|
+            const double push =
+                b->params.wind_drag * dot(sub(m->params.wind, v[i]), b->g[i]) / area;
+            f[i] = axpy(f[i], push, b->g[i]);
         }
     }
 }
@@ -136,6 +161,7 @@ static void forces(const psb_model *m, model_body *b, const psb_vec3 *x, const p
         const double c = 2.0 * sqrt(b->grab_k * b->mass[k]);
         f[k] = add(f[k], sub(scale(b->grab_k, sub(b->grab_target, x[k])), scale(c, v[k])));
     }
+    model_air(m, b, x, v, f);
 }
 
 // a_i = F_i / m_i, and 0 on a pinned point (infinitely heavy).

@@ -16,6 +16,7 @@
 //             its tangent below a thousandth of the rest volume;
 //   gravity   m g y;
 //   grab      1/2 k |x - target|^2 + c / (2 h) |x - xb|^2, c = 2 sqrt(k m).
+// The air's force is taken where the step starts, in y (+ h^2 f_air / m).
 // At the minimum, M (x - y) / h^2 = F(x, v): the implicit update. Contacts
 // are constraints: no point may end inside the floor or a wall, nor behind
 // the plane that touches its nearest sphere where it started the step (the
@@ -365,6 +366,11 @@ void model_implicit_step(psb_model *m, model_body *b, double t, double dt) {
         const double l = norm(d);
         b->u0[k] = l > 0.0 ? scale(1.0 / l, d) : (psb_vec3){0.0, 0.0, 0.0};
     }
+    // The air, taken at the step's start: a force held through the step.
+    for (int i = 0; i < b->n; i++) {
+        b->f[i] = (psb_vec3){0.0, 0.0, 0.0};
+    }
+    model_air(m, b, b->x, b->v, b->f);
     for (int i = 0; i < b->n; i++) {
         const psb_vec3 x = b->x[i], v = b->v[i];
         if (bdf2) {
@@ -381,6 +387,9 @@ void model_implicit_step(psb_model *m, model_body *b, double t, double dt) {
         } else {
             b->xb[i] = x;
             b->y[i] = axpy(x, dt, v);
+        }
+        if (!b->pinned[i]) {
+            b->y[i] = axpy(b->y[i], s.h * s.h / b->mass[i], b->f[i]); // + h^2 f_air / m
         }
         b->hist_x[i] = x;
         b->hist_v[i] = v;
@@ -409,7 +418,6 @@ void model_implicit_step(psb_model *m, model_body *b, double t, double dt) {
     m->report.converged = m->report.converged && converged;
     for (int i = 0; i < b->n; i++) {
         b->v[i] = scale(1.0 / s.h, sub(b->x[i], b->xb[i]));
-        b->end_x[i] = b->x[i];
         b->end_v[i] = b->v[i];
     }
     b->hist_h = bdf2_asked ? dt : 0.0;
@@ -425,4 +433,7 @@ void model_implicit_step(psb_model *m, model_body *b, double t, double dt) {
         }
     }
     model_hold_pins(b);
+    for (int i = 0; i < b->n; i++) {
+        b->end_x[i] = b->x[i]; // a move after this is not the step's
+    }
 }

@@ -29,8 +29,9 @@ typedef struct model_body {
     psb_vec3 grab_target;
     double grab_k; // N/m
     // BDF2's history: the state at the start of the last sub-step
-    // (hist_x, hist_v) and the one its solve left, before the contacts
-    // changed it (end_x, end_v); hist_h is that sub-step, 0 for none.
+    // (hist_x, hist_v), where it left the points (end_x) and the velocities
+    // its solve gave them, before the bounces (end_v); hist_h is that
+    // sub-step, 0 for none.
     psb_vec3 *hist_x, *hist_v, *end_x, *end_v;
     double hist_h;
     // Scratch for the steps: start of step, stage sums, forces, solver vectors.
@@ -78,6 +79,8 @@ static inline double norm(psb_vec3 a) {
 
 // model.c, for the solved step.
 double model_volume(const model_body *b, const psb_vec3 *x);
+void model_air(const psb_model *m, model_body *b, const psb_vec3 *x, const psb_vec3 *v,
+               psb_vec3 *f);
 void model_volume_gradient(const model_body *b, const psb_vec3 *x, psb_vec3 *g);
 double model_gas_nrt(const model_body *b, double t);
 double model_gravity(const model_body *b, const psb_params *p, double t);

@@ -8,8 +8,23 @@
 
 #include "model_internal.h"
 
+const char *psb_model_lacks(const psb_params *params, const psb_body_params *material) {
+    if (params && params->wind_turbulence > 0.0) {
+        return "gusts (wind_turbulence)";
+    }
+    if (material && (material->shape_k > 0.0 || material->shape_damping > 0.0)) {
+        return "shape matching (shape_k, shape_damping)";
+    }
+    return NULL;
+}
+
 psb_model *psb_model_create(const psb_params *params, psb_error *err) {
     if (psb_params_validate(params, err) != PSB_OK) {
+        return NULL;
+    }
+    const char *lacks = psb_model_lacks(params, NULL);
+    if (lacks) {
+        psb_error_set(err, PSB_ERR_INVALID, "the plain model has no %s", lacks);
         return NULL;
     }
     psb_model *m = calloc(1, sizeof *m);
@@ -56,7 +71,11 @@ void psb_model_destroy(psb_model *m) {
 }
 
 psb_status psb_model_set_params(psb_model *m, const psb_params *params, psb_error *err) {
-    const psb_status status = psb_params_validate(params, err);
+    psb_status status = psb_params_validate(params, err);
+    const char *lacks = psb_model_lacks(params, NULL);
+    if (status == PSB_OK && lacks) {
+        status = psb_error_set(err, PSB_ERR_INVALID, "the plain model has no %s", lacks);
+    }
     if (status == PSB_OK) {
         m->params = *params;
     }
@@ -152,6 +171,10 @@ static void make_masses(model_body *b, const psb_vec3 *rest) {
 int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
     if (psb_body_def_validate(def, err) != PSB_OK) {
         return -1;
+    }
+    const char *lacks = psb_model_lacks(NULL, &def->params);
+    if (lacks) {
+        return psb_error_set(err, PSB_ERR_INVALID, "the plain model has no %s", lacks), -1;
     }
     model_body *b = calloc(1, sizeof *b);
     model_body **grown = realloc(m->bodies, ((size_t)m->body_count + 1) * sizeof *grown);

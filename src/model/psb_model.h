@@ -4,8 +4,9 @@
 // It takes the same definitions and parameters as psb_world (psb.h) and
 // steps the same physics: damped springs, the ideal gas, gravity, the grab
 // spring, pins, the floor, walls and static spheres with restitution and
-// friction, and every integrator. Not in it: shape matching, wind and the
-// blow-up guard (a body that blows up here stays blown up). It is slow on
+// friction, a steady wind or still air, and every integrator. Not in it:
+// shape matching, gusts and the blow-up guard (a body that blows up here
+// stays blown up): they are refused. It is slow on
 // purpose: one loop per formula, one point at a time, no threads.
 #ifndef PSB_MODEL_H
 #define PSB_MODEL_H
@@ -19,8 +20,8 @@ extern "C" {
 /// A world of the plain model. Opaque, as psb_world is.
 typedef struct psb_model psb_model;
 
-/// Makes an empty world; NULL with err filled on bad parameters or no
-/// memory. The parameters' shape matching and wind are not modelled here.
+/// Makes an empty world; NULL with err filled on bad parameters, gusts
+/// (wind_turbulence > 0) or no memory.
 psb_model *psb_model_create(const psb_params *params, psb_error *err);
 
 /// Frees it; NULL is allowed.
@@ -30,8 +31,12 @@ void psb_model_destroy(psb_model *model);
 /// refused and the old ones kept.
 psb_status psb_model_set_params(psb_model *model, const psb_params *params, psb_error *err);
 
+/// What the model leaves out, in params or a body's material: NULL when
+/// the model runs it, else what ("shape matching", "gusts").
+const char *psb_model_lacks(const psb_params *params, const psb_body_params *material);
+
 /// Adds a body as psb_world_add_body does; returns its id or -1 with err
-/// filled. Its shape_k and wind_drag are ignored.
+/// filled (also for shape matching: shape_k or shape_damping > 0).
 int psb_model_add_body(psb_model *model, const psb_body_def *def, psb_error *err);
 
 /// Adds a static sphere (centre in m, radius > 0 in m).
