@@ -59,41 +59,6 @@ bool app_blowup_live(const app *a) {
     return a->blowup[0] && psb_world_time(a->scene.world) - a->blowup_time < BLOWUP_S;
 }
 
-void app_apply_controls(app *a) {
-    psb_scene *s = &a->scene;
-    const psb_scene_config *c = &a->config.scene_config;
-    psb_error err = {0};
-    for (int b = 0; b < s->body_count; b++) {
-        psb_body_params p = *psb_body_get_params(s->world, b);
-        p.gas_nrt = s->bodies[b].gas_nrt * a->gas_scale;
-        p.spring_k = a->built_spring_k[b] * a->stiffness_scale;
-        if (a->shape != SHAPE_AS_BUILT) {
-            const bool on = a->shape == SHAPE_ALL_ON;
-            p.shape_k = on ? c->shape_k : 0.0;
-            p.shape_damping = on ? c->shape_damping : 0.0;
-        }
-        if (psb_body_set_params(s->world, b, &p, &err) != PSB_OK) {
-            app_message(a, true, "%s", err.message);
-        }
-    }
-    psb_params params = *psb_world_params(s->world);
-    params.gravity = a->gravity_on ? s->config.params.gravity : 0.0;
-    params.integrator = a->integrator;
-    params.wind = a->wind_on ? a->wind : (psb_vec3){0.0, 0.0, 0.0};
-    params.wind_turbulence = a->wind_on ? a->wind_turbulence : 0.0;
-    if (psb_world_set_params(s->world, &params, &err) != PSB_OK ||
-        psb_scene_refresh_substeps(s, &err) != PSB_OK) {
-        app_message(a, true, "%s", err.message);
-    }
-    // A blow-up's cause is gone once the step is within its stable limit
-    // (the implicit steps are stable at any h).
-    const psb_params *now = psb_world_params(s->world);
-    if (psb_integrator_is_implicit(now->integrator) ||
-        now->dt / now->substeps <= s->stable_substep) {
-        a->blowup[0] = '\0';
-    }
-}
-
 void app_reset_bodies(app *a) {
     if (a->grab.body >= 0) {
         psb_body_release(a->scene.world, a->grab.body);
@@ -125,7 +90,10 @@ static bool install_scene(app *a, psb_scene *next) {
     a->scene = *next;
     memset(next, 0, sizeof *next);
     for (int b = 0; b < a->scene.body_count; b++) {
-        a->built_spring_k[b] = psb_body_get_params(a->scene.world, b)->spring_k;
+        const psb_body_params *built = psb_body_get_params(a->scene.world, b);
+        a->built_spring_k[b] = built->spring_k;
+        a->built_damping[b] = built->spring_damping;
+        a->built_mass[b] = built->mass;
     }
     a->shape = SHAPE_AS_BUILT;
     a->blowup[0] = '\0';
@@ -222,23 +190,26 @@ static void frame_models(app *a) {
     camera_fit_box(&a->cam, aspect, lo, hi, MODEL_FILL);
 }
 
-void app_frame_scene(app *a) {
-    // The views' sizes for this scene (the body table's rows count).
-    app_layout(a);
+// The scene's reach: the 3D content's top, the 2D content's top and x
+// range (the rings, the static spheres' cross-sections with z = 0), m.
+typedef struct extent {
+    double top3, top2, x0, x1;
+} extent;
+
+static extent scene_extent(const app *a) {
     const psb_world *w = a->scene.world;
     const double floor_y = psb_world_params(w)->floor_y;
-    // The 3D content's top, the 2D content's x range and top, as built.
-    double top3 = floor_y, top2 = floor_y, x0 = INFINITY, x1 = -INFINITY;
+    extent e = {floor_y, floor_y, INFINITY, -INFINITY};
     for (int b = 0; b < a->scene.body_count; b++) {
         const psb_vec3 *x = psb_body_positions(w, b);
         const bool ring = psb_body_get_kind(w, b) == PSB_RING;
         for (int i = 0; i < psb_body_point_count(w, b); i++) {
             if (ring) {
-                top2 = fmax(top2, x[i].y);
-                x0 = fmin(x0, x[i].x);
-                x1 = fmax(x1, x[i].x);
+                e.top2 = fmax(e.top2, x[i].y);
+                e.x0 = fmin(e.x0, x[i].x);
+                e.x1 = fmax(e.x1, x[i].x);
             } else {
-                top3 = fmax(top3, x[i].y);
+                e.top3 = fmax(e.top3, x[i].y);
             }
         }
     }
@@ -246,17 +217,52 @@ void app_frame_scene(app *a) {
         psb_vec3 c;
         double r;
         psb_world_sphere(w, k, &c, &r);
-        top3 = fmax(top3, c.y + r);
+        e.top3 = fmax(e.top3, c.y + r);
         if (r * r > c.z * c.z) {
             const double q = sqrt(r * r - c.z * c.z); // the cross-section with z = 0
-            top2 = fmax(top2, c.y + q);
-            x0 = fmin(x0, c.x - q);
-            x1 = fmax(x1, c.x + q);
+            e.top2 = fmax(e.top2, c.y + q);
+            e.x0 = fmin(e.x0, c.x - q);
+            e.x1 = fmax(e.x1, c.x + q);
         }
     }
+    return e;
+}
+
+// 2D: at zoom 1 the view is 3.1 m tall from 0.3 m below the floor, and
+// 3.1 m times its aspect wide; zoom out to fit the rings' (and the
+// spheres') width and height, the floor as many pixels up. Nothing covers
+// the view (the HUD has its own strip), so all of it is used.
+static void frame_2d(app *a, const extent *e) {
+    const double floor_y = psb_world_params(a->scene.world)->floor_y;
+    double zoom = 1.0;
+    if (isfinite(e->top2) && e->top2 > floor_y + FIT_TOP_2D) {
+        zoom = fmin(zoom, FIT_TOP_2D / (e->top2 - floor_y));
+    }
+    const double width_1 = 3.1 * a->view2d.w / fmax(a->view2d.h, 1.0);
+    if (e->x1 > e->x0 && isfinite(e->x1 - e->x0)) {
+        zoom = fmin(zoom, width_1 / (e->x1 - e->x0 + 1.6)); // room for rings to swell
+    }
+    a->view2d_zoom = (float)fmax(zoom, 0.25);
+    a->view2d_center[0] = e->x1 > e->x0 && isfinite(e->x1 + e->x0) ? 0.5 * (e->x0 + e->x1) : 0.0;
+    a->view2d_center[1] = floor_y + 1.25 / a->view2d_zoom;
+}
+
+void app_frame_2d(app *a) {
+    app_layout(a);
+    const extent e = scene_extent(a);
+    frame_2d(a, &e);
+    app_layout(a);
+}
+
+void app_frame_scene(app *a) {
+    // The views' sizes for this scene (the body table's rows count).
+    app_layout(a);
+    const psb_world *w = a->scene.world;
+    const double floor_y = psb_world_params(w)->floor_y;
+    const extent e = scene_extent(a);
     // 3D: the default camera, raised and pulled back for a taller scene.
     a->cam = camera_default();
-    const double excess = top3 - (floor_y + FIT_TOP_3D);
+    const double excess = e.top3 - (floor_y + FIT_TOP_3D);
     if (isfinite(excess) && excess > 0.0) {
         a->cam.target[1] += (float)(0.5 * excess);
         a->cam.distance += (float)(1.2 * excess);
@@ -266,7 +272,7 @@ void app_frame_scene(app *a) {
         // Bodies roll off the spheres to anywhere between the walls: the
         // whole arena in view, unless the camera sees it all already.
         const float lo[3] = {(float)p->walls_min.x, (float)floor_y, (float)p->walls_min.z};
-        const float hi[3] = {(float)p->walls_max.x, (float)top3, (float)p->walls_max.z};
+        const float hi[3] = {(float)p->walls_max.x, (float)e.top3, (float)p->walls_max.z};
         const float aspect = a->view3d.h > 0.0f ? a->view3d.w / a->view3d.h : 1.0f;
         float r[4];
         if (!camera_box_ndc(&a->cam, aspect, lo, hi, r) || r[0] < -ARENA_FILL ||
@@ -277,21 +283,7 @@ void app_frame_scene(app *a) {
     if (a->models_loaded) {
         frame_models(a);
     }
-    // 2D: at zoom 1 the view is 3.1 m tall from 0.3 m below the floor, and
-    // 3.1 m times its aspect wide; zoom out to fit the rings' (and the
-    // spheres') width and height, the floor as many pixels up. Nothing
-    // covers the view (the HUD has its own strip), so all of it is used.
-    double zoom = 1.0;
-    if (isfinite(top2) && top2 > floor_y + FIT_TOP_2D) {
-        zoom = fmin(zoom, FIT_TOP_2D / (top2 - floor_y));
-    }
-    const double width_1 = 3.1 * a->view2d.w / fmax(a->view2d.h, 1.0);
-    if (x1 > x0 && isfinite(x1 - x0)) {
-        zoom = fmin(zoom, width_1 / (x1 - x0 + 1.6)); // room for rings to swell
-    }
-    a->view2d_zoom = (float)fmax(zoom, 0.25);
-    a->view2d_center[0] = x1 > x0 && isfinite(x1 + x0) ? 0.5 * (x0 + x1) : 0.0;
-    a->view2d_center[1] = floor_y + 1.25 / a->view2d_zoom;
+    frame_2d(a, &e);
     app_layout(a);
     layout_forget_bodies(a);
 }
@@ -718,16 +710,13 @@ static app *app_create(const psb_viewer_config *config) {
     }
     a->config = *config;
     snprintf(a->scene_name, sizeof a->scene_name, "%s", config->scene ? config->scene : "default");
-    a->gas_scale = 1.0;
-    a->stiffness_scale = 1.0;
-    a->gravity_on = config->scene_config.params.gravity != 0.0;
-    a->integrator = config->scene_config.params.integrator;
-    a->integrator_chosen = config->integrator_given;
+    controls_init(a);
     a->grab.body = -1;
     a->grab.last_poke_body = -1;
     a->grab.pin_body = -1;
     a->tooltip_body = -1;
     a->poke.body = -1;
+    a->panel.hover_row = a->panel.drag_row = a->panel.edit_row = -1;
     a->virtual_clock = !config->realtime && (config->frames > 0 || config->input_script);
     a->frame_time_cap = config->frames > 0 ? config->frames : 1L << 20;
     a->frame_times = malloc((size_t)a->frame_time_cap * sizeof *a->frame_times);

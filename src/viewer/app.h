@@ -72,8 +72,62 @@ typedef enum drag_mode {
     DRAG_ORBIT,
     DRAG_PAN,
     DRAG_GRAB,
-    DRAG_POKE, ///< the button that poked is held: the finger stays in
+    DRAG_POKE,  ///< the button that poked is held: the finger stays in
+    DRAG_PANEL, ///< a slider or a value of the parameter panel
 } drag_mode;
+
+/// The parameters that the keys and the parameter panel set, in the
+/// panel's order (controls.c). Each is an entry of the core's table
+/// (psb_param_find), which gives its unit, range and slider scale.
+typedef enum control {
+    CONTROL_GAS,         ///< a multiplier of each body's own gas amount nRT
+    CONTROL_KS,          ///< spring stiffness, N/m (the scene's material's)
+    CONTROL_KD,          ///< spring damping, N·s/m (likewise)
+    CONTROL_MASS,        ///< body mass, kg (likewise)
+    CONTROL_GRAVITY,     ///< m/s², in force while gravity is on (G)
+    CONTROL_RESTITUTION, ///< bounce at contacts, 0..1
+    CONTROL_FRICTION,    ///< friction rate, 1/s
+    CONTROL_DT,          ///< the world step, s
+    CONTROL_INTEGRATOR,  ///< a psb_integrator
+    CONTROL_COUNT,
+} control;
+
+/// A part of the parameter panel that the mouse can use (panel.c).
+typedef enum panel_part {
+    PART_NONE,
+    PART_VALUE,     ///< the value's field: click to type, drag to change
+    PART_SLIDER,    ///< the slider's track: press or drag to set
+    PART_RESET,     ///< the row's reset button
+    PART_RESET_ALL, ///< the heading's "reset all" button
+} panel_part;
+
+enum {
+    PANEL_EDIT_SIZE = 32,  ///< bytes of a value being typed
+    PANEL_NOTE_SIZE = 256, ///< bytes of the note under the panel's rows
+};
+
+/// The parameter panel: shown or not, what the mouse is on and doing, the
+/// value being typed, the last outcome.
+typedef struct panel_state {
+    bool shown;
+    int hover_row;              ///< the row under the cursor (-1: none)
+    panel_part hover_part;      ///< and the part
+    int drag_row;               ///< the row whose slider or value is dragged (-1: none)
+    panel_part drag_part;       ///< PART_SLIDER or PART_VALUE
+    double drag_x0;             ///< where a value drag began (framebuffer x)
+    double drag_t0;             ///< the value's place on the slider then (0..1, may overshoot)
+    bool drag_moved;            ///< the value drag moved (else the release starts typing)
+    int edit_row;               ///< the row being typed into (-1: none)
+    char edit[PANEL_EDIT_SIZE]; ///< what is typed
+    bool edit_refused;          ///< the last Enter was refused (the field turns red)
+    bool edit_fresh;            ///< nothing typed yet: the first character replaces the text
+    char note[PANEL_NOTE_SIZE]; ///< the last outcome, shown under the rows
+    bool note_bad;              ///< it was a refusal
+    int applied;                ///< values set with the panel so far
+    int refused;                ///< values refused (out of range, not a number)
+    int resets;                 ///< reset buttons pressed
+    char shown_text[CONTROL_COUNT][64]; ///< each row's value as drawn last
+} panel_state;
 
 /// A poke: a finger (a sphere) pressed into a body's surface and held there
 /// while the button is down, for POKE_HOLD_S at least; then lifted, and the
@@ -171,12 +225,20 @@ typedef struct app {
     char scene_name[32];                               ///< the built-in scene to return to
     bool models_loaded;                                ///< the 3D view shows loaded OBJ files
     char model_paths[PSB_VIEWER_MAX_FILES][PATH_SIZE]; ///< the OBJ files loaded last
-    int model_path_count;   ///< how many (0: the scene list has no models entry)
-    double gas_scale;       ///< multiplies every body's gas amount
-    double stiffness_scale; ///< multiplies the spring stiffness
+    int model_path_count; ///< how many (0: the scene list has no models entry)
+    // The controls (controls.c): set by the keys and the parameter panel,
+    // written into the world by app_apply_controls.
+    double gas_scale;      ///< multiplies every body's gas amount as built
+    double spring_k;       ///< N/m: the material's ks; a body built with its own scales with it
+    double spring_damping; ///< N·s/m: likewise for kd
+    double mass;           ///< kg: likewise for the mass
+    double gravity;        ///< m/s², in force while gravity_on
     bool gravity_on;
+    double restitution; ///< bounce, 0..1
+    double friction;    ///< 1/s
+    double dt;          ///< the world step, s
     psb_integrator integrator;
-    bool integrator_chosen; ///< by --integrator or the I key: loaded models keep it
+    bool integrator_chosen; ///< by --integrator, the I key or the panel: loaded models keep it
     // What the scene brought, set again by each scene change: shape matching
     // and the wind (M and B change them), each body's spring stiffness.
     shape_mode shape;
@@ -184,6 +246,8 @@ typedef struct app {
     psb_vec3 wind;                     ///< the wind B switches on, m/s
     double wind_turbulence;            ///< its gusts, m/s
     double built_spring_k[MAX_BODIES]; ///< N/m, as built: ] and [ scale it
+    double built_damping[MAX_BODIES];  ///< N·s/m, as built
+    double built_mass[MAX_BODIES];     ///< kg, as built
     double mean_face_area[MAX_BODIES]; ///< rest shape, m² (2D: mean edge length, m)
     psb_body_state state[MAX_BODIES];  ///< measured this frame
     plot_history plots;
@@ -202,6 +266,8 @@ typedef struct app {
     rect table_rect;             ///< the body table, at its right: the plots' legend too
     int legend_count;            ///< bodies with a line in the plots (the table's swatches)
     int legend_body[MAX_BODIES]; ///< which, in the table's order
+    rect panel_rect;             ///< the parameter panel, right of the views (w = 0: hidden)
+    panel_state panel;           ///< what the panel shows and what the mouse does in it
     rect paused_rect;            ///< the PAUSED badge (w = 0: not shown)
     rect help_rect;              ///< the help panel (w = 0: not shown)
     int ui_over_views;           ///< HUD quads and lines drawn over a view this frame (0)
@@ -340,9 +406,9 @@ bool app_bodies_box(const app *a, float lo[3], float hi[3]);
 int app_scene_entries(const app *a);
 /// Shows entry `entry` of the scene list.
 void app_switch_scene(app *a, int entry);
-/// Writes the keys' changes (gas, stiffness, gravity, integrator, shape
-/// matching, wind) into the world.
-void app_apply_controls(app *a);
+/// Frames the 2D view alone (its zoom and centre for the rings' width),
+/// as app_frame_scene does: after the view's width changed.
+void app_frame_2d(app *a);
 /// Puts every body back as it was built and clears the plots and the
 /// blow-up report.
 void app_reset_bodies(app *a);
@@ -352,6 +418,75 @@ bool app_message_live(const app *a);
 /// change, a step within its stable limit), the blow-up recent?
 bool app_blowup_live(const app *a);
 
+// controls.c
+/// The controls as the command line set them (psb_default_params()'s values
+/// where it said nothing), gas x1.
+void controls_init(app *a);
+/// Writes the controls (gas, material, gravity, restitution, friction, dt,
+/// integrator) and shape matching and the wind into the world; false (and
+/// an error message) if the world refused them.
+bool app_apply_controls(app *a);
+/// A body's value of a material parameter: `value` where it was built with
+/// the material's (`material`), else its own scaled as value / material.
+double app_body_value(double built, double material, double value);
+/// The control's short name ("gas", "ks", ... as scripts and --report name
+/// it), its label in the panel, its entry in the core's table.
+const char *control_name(control c);
+const char *control_label(control c);
+const psb_param_info *control_param(control c);
+/// The control called name ("gas", "ks", ...), or -1.
+int control_find(const char *name);
+/// The control's value now, and as the viewer started.
+double control_value(const app *a, control c);
+double control_default(const app *a, control c);
+/// The span a slider covers: the table's typical span (for the gas, as
+/// multiples of the material's nRT), widened to hold the default.
+void control_span(const app *a, control c, double *lo, double *hi);
+/// Whether v is allowed (the table's range, for every body's own value);
+/// else why not, with the range, into why.
+bool control_check(const app *a, control c, double v, char *why, size_t size);
+/// Checks v, sets it, applies it to the world and says so in the HUD; false
+/// (and why) if refused, the control unchanged.
+bool control_set(app *a, control c, double v, char *why, size_t size);
+/// The keys: the control times factor, if allowed (else the message says why).
+void control_scale(app *a, control c, double factor);
+/// Control c, or every control, back to control_default (applied, and
+/// said in the HUD).
+void control_reset(app *a, control c);
+void controls_reset(app *a);
+/// v as the panel shows it: "x1.25", "200 N/m", "bdf2" (ASCII).
+void control_format(const app *a, control c, double v, char *out, size_t size);
+/// The range a typed value may take, short: "0 .. 1e12 N/m".
+void control_range_text(const app *a, control c, char *out, size_t size);
+/// For the gas and the material's controls, the bodies' own values now:
+/// "the bodies: 65 .. 200 N/m" ("" for the other controls).
+void control_bodies_text(const app *a, control c, char *out, size_t size);
+/// A unit in ASCII for the HUD's font: "m/s^2", "N*s/m".
+void control_ascii(const char *text, char *out, size_t size);
+
+// panel.c
+/// Shows or hides the parameter panel (the views make room for it).
+void panel_toggle(app *a);
+/// The panel into the pixel-space batches (ui.c calls it).
+void panel_build(app *a);
+/// A press at framebuffer pixel (fx, fy): true if the panel took it (it is
+/// over the panel); a press elsewhere ends the typing.
+bool panel_press(app *a, int button, double fx, double fy);
+/// The cursor moved to (fx, fy) while the panel drags (DRAG_PANEL).
+void panel_drag(app *a, double fx, double fy);
+/// The button let go after a panel drag; a value clicked without moving
+/// starts the typing.
+void panel_release(app *a);
+/// A key while typing: true if the panel took it (it takes every key then).
+bool panel_key(app *a, int key, int action);
+/// A character typed (GLFW's char callback, or a script's `type`).
+void panel_char(app *a, unsigned int codepoint);
+/// The panel's lines of --report: its rectangle, each control's value and
+/// what the panel shows of it, the typing, the counts.
+void panel_report(const app *a, FILE *out);
+/// Where part `part` of control c's row is, window coordinates (for
+/// scripts; fraction: along a slider, 0..1); false when it is not shown.
+bool panel_part_pos(app *a, int c, panel_part part, double fraction, double *x, double *y);
 // layout.c
 /// Computes the layout from the framebuffer size and the scene's body count.
 void app_layout(app *a);
@@ -420,6 +555,11 @@ void render2d_build(app *a);
 void render2d_draw(app *a);
 
 // ui.c, table.c, plots.c
+/// text cut into lines at spaces to fit max_w, at most max_lines of them,
+/// drawn at (x, y) if draw is set; returns the lines it takes. Drawn text
+/// that does not fit counts in a->text_cut.
+int ui_wrap(app *a, float x, float y, float s, rgba color, const char *text, float max_w,
+            int max_lines, bool draw);
 /// The HUD, the plots, the body table and the help overlay into the
 /// pixel-space batches.
 void ui_build(app *a);

@@ -28,12 +28,21 @@ void camera_eye(const camera *c, float eye[3]) {
     eye[2] = c->target[2] + c->distance * cp * cosf(c->yaw);
 }
 
+float camera_fov(const camera *c, float aspect) {
+    if (!(aspect > 0.0f) || aspect >= CAMERA_WIDE) {
+        return c->fov;
+    }
+    // As wide as a CAMERA_WIDE view: tan(fov' / 2) aspect = tan(fov / 2) CAMERA_WIDE.
+    return 2.0f * atanf(tanf(0.5f * c->fov) * CAMERA_WIDE / aspect);
+}
+
 void camera_view_proj(const camera *c, float aspect, mat4 out) {
     mat4 view, proj;
     vec3 eye, target = {c->target[0], c->target[1], c->target[2]}, up = {0.0f, 1.0f, 0.0f};
     camera_eye(c, eye);
     glm_lookat(eye, target, up, view);
-    glm_perspective(c->fov, aspect > 0.0f ? aspect : 1.0f, NEAR_PLANE, FAR_PLANE, proj);
+    glm_perspective(camera_fov(c, aspect), aspect > 0.0f ? aspect : 1.0f, NEAR_PLANE, FAR_PLANE,
+                    proj);
     glm_mat4_mul(proj, view, out);
 }
 
@@ -46,10 +55,10 @@ void camera_orbit(camera *c, float dx, float dy) {
     c->yaw = remainderf(c->yaw, 2.0f * 3.14159265f);
 }
 
-void camera_pan(camera *c, float dx, float dy, float height) {
+void camera_pan(camera *c, float dx, float dy, float width, float height) {
     // Move so that the point under the cursor at the target's depth follows it.
-    const float m_per_px =
-        2.0f * c->distance * tanf(0.5f * c->fov) / (height > 1.0f ? height : 1.0f);
+    const float h = height > 1.0f ? height : 1.0f;
+    const float m_per_px = 2.0f * c->distance * tanf(0.5f * camera_fov(c, width / h)) / h;
     const float right[3] = {cosf(c->yaw), 0.0f, -sinf(c->yaw)};
     const float sp = sinf(c->pitch), cp = cosf(c->pitch);
     // Camera up: perpendicular to the view direction and to right.
@@ -159,7 +168,8 @@ void camera_fit_box(camera *c, float aspect, const float lo[3], const float hi[3
             break;
         }
         // NDC to metres in the plane through the target that faces the eye.
-        const float half_h = c->distance * tanf(0.5f * c->fov), half_w = half_h * aspect;
+        const float half_h = c->distance * tanf(0.5f * camera_fov(c, aspect));
+        const float half_w = half_h * aspect;
         const float mx = 0.5f * (r[0] + r[2]) * half_w, my = 0.5f * (r[1] + r[3]) * half_h;
         const float right[3] = {cosf(c->yaw), 0.0f, -sinf(c->yaw)};
         const float sp = sinf(c->pitch), cp = cosf(c->pitch);

@@ -13,8 +13,17 @@ typedef struct camera {
     float pitch;     ///< elevation of the eye above the target's horizon
     float distance;  ///< eye to target, m
     float target[3]; ///< the point orbited, m
-    float fov;       ///< vertical field of view
+    float fov;       ///< vertical field of view, rad, in a view CAMERA_WIDE or wider
 } camera;
+
+/// The widest aspect (width / height) at which the field of view is fov:
+/// a narrower view (a small window, the parameter panel beside it) opens
+/// the vertical field so as to see as wide as this one, instead of cutting
+/// the scene's sides.
+#define CAMERA_WIDE 1.85f
+
+/// The vertical field of view in a view of this aspect, rad.
+float camera_fov(const camera *c, float aspect);
 
 /// Looking at the middle of the default scene from the front, 29 degrees above.
 camera camera_default(void);
@@ -35,8 +44,9 @@ void camera_view_proj(const camera *c, float aspect, mat4 out);
 /// turns the scene right, down lifts the eye.
 void camera_orbit(camera *c, float dx, float dy);
 
-/// Moves the target in the view plane by a cursor motion of dx, dy pixels.
-void camera_pan(camera *c, float dx, float dy, float height);
+/// Moves the target in the view plane by a cursor motion of dx, dy pixels
+/// in a view of width x height pixels.
+void camera_pan(camera *c, float dx, float dy, float width, float height);
 
 /// Zooms by wheel steps (> 0 closer).
 void camera_zoom(camera *c, float steps);

@@ -304,6 +304,9 @@ static void end_drag(app *a) {
     if (a->drag == DRAG_POKE) {
         poke_release(a);
     }
+    if (a->drag == DRAG_PANEL) {
+        panel_release(a);
+    }
     a->drag = DRAG_NONE;
 }
 
@@ -354,6 +357,9 @@ void input_button(app *a, int button, int action, int mods) {
     double fx, fy;
     to_fb(a, a->cursor_x, a->cursor_y, &fx, &fy);
     a->drag_button = button;
+    if (panel_press(a, button, fx, fy)) {
+        return; // over the parameter panel: nothing is picked, grabbed or orbited
+    }
     if (inside(a->view3d, fx, fy)) {
         press3d(a, button, mods, fx, fy);
     } else if (inside(a->view2d, fx, fy)) {
@@ -375,10 +381,13 @@ void input_cursor(app *a, double x, double y) {
         camera_orbit(&a->cam, (float)(x - x0), (float)(y - y0));
         break;
     case DRAG_PAN:
-        camera_pan(&a->cam, dx, dy, a->view3d.h);
+        camera_pan(&a->cam, dx, dy, a->view3d.w, a->view3d.h);
         break;
     case DRAG_GRAB:
         input_update_grab(a);
+        break;
+    case DRAG_PANEL:
+        panel_drag(a, fx1, fy1);
         break;
     case DRAG_POKE:
     case DRAG_NONE:
@@ -396,13 +405,6 @@ void input_scroll(app *a, double dx, double dy) {
     } else if (inside(a->view3d, fx, fy)) {
         camera_zoom(&a->cam, (float)dy);
     }
-}
-
-// Multiplies a control by factor, within [lo, hi], and applies it.
-static void scale_control(app *a, double *value, double factor, const char *what) {
-    *value = fmin(fmax(*value * factor, 1.0 / 64.0), 64.0);
-    app_apply_controls(a);
-    app_message(a, false, "%s x%.3g", what, *value);
 }
 
 // psb-screenshot-001.png, -002, ...: the first name not taken.
@@ -438,22 +440,23 @@ static void toggle_overlay(app *a, overlay which, const char *name) {
     app_message(a, false, "%s %s", name, a->overlay[which] ? "on" : "off");
 }
 
-// Keys that repeat while held: the controls that scale.
+// Keys that repeat while held: the controls that scale (within the
+// ranges of the core's table, as the panel's).
 static bool repeat_key(app *a, int key) {
     switch (key) {
     case GLFW_KEY_EQUAL:
     case GLFW_KEY_KP_ADD:
-        scale_control(a, &a->gas_scale, 1.25, "gas");
+        control_scale(a, CONTROL_GAS, 1.25);
         return true;
     case GLFW_KEY_MINUS:
     case GLFW_KEY_KP_SUBTRACT:
-        scale_control(a, &a->gas_scale, 1.0 / 1.25, "gas");
+        control_scale(a, CONTROL_GAS, 1.0 / 1.25);
         return true;
     case GLFW_KEY_RIGHT_BRACKET:
-        scale_control(a, &a->stiffness_scale, 1.25, "spring stiffness");
+        control_scale(a, CONTROL_KS, 1.25);
         return true;
     case GLFW_KEY_LEFT_BRACKET:
-        scale_control(a, &a->stiffness_scale, 1.0 / 1.25, "spring stiffness");
+        control_scale(a, CONTROL_KS, 1.0 / 1.25);
         return true;
     case GLFW_KEY_S:
         a->paused = true;
@@ -616,6 +619,9 @@ static void scene_key(app *a, int key, int mods) {
 
 void input_key(app *a, int key, int action, int mods) {
     a->mods = mods;
+    if (panel_key(a, key, action)) {
+        return; // a value is being typed: every key is the typing's
+    }
     if (action == GLFW_RELEASE || repeat_key(a, key) || action != GLFW_PRESS) {
         return;
     }
@@ -668,6 +674,10 @@ void input_key(app *a, int key, int action, int mods) {
     case GLFW_KEY_H:
     case GLFW_KEY_F1:
         a->help = !a->help;
+        break;
+    case GLFW_KEY_O:
+    case GLFW_KEY_F2:
+        panel_toggle(a);
         break;
     case GLFW_KEY_BACKSPACE:
         if (a->models_loaded) {
@@ -771,6 +781,13 @@ static void on_key(GLFWwindow *window, int key, int scancode, int action, int mo
     }
 }
 
+static void on_char(GLFWwindow *window, unsigned int codepoint) {
+    app *a = app_of(window);
+    if (!a->script_owns_input) {
+        panel_char(a, codepoint);
+    }
+}
+
 static void on_drop(GLFWwindow *window, int count, const char **paths) {
     input_drop(app_of(window), count, paths);
 }
@@ -780,5 +797,6 @@ void input_install(app *a) {
     glfwSetMouseButtonCallback(a->window, on_button);
     glfwSetScrollCallback(a->window, on_scroll);
     glfwSetKeyCallback(a->window, on_key);
+    glfwSetCharCallback(a->window, on_char);
     glfwSetDropCallback(a->window, on_drop);
 }

@@ -5,14 +5,16 @@
 //   | HUD: the scene, PAUSED, overlays on                        |
 //   |   frame and time | integrator and forces | material        |
 //   |   blow-up report, last message (or the key hints)          |
-//   +--------------------+--------------------------------------+
-//   | 2D view (40 %)     | 3D view                               |
-//   +--------------------+--------------------------------------+
+//   +------------------+-----------------------------+----------+
+//   | 2D view (40 %)   | 3D view                     | panel    |
+//   +------------------+-----------------------------+----------+
 //   | V/V0 and pressure plots        | body table (the legend)   |
 //   +-----------------------------------------------------------+
 //
-// The strips are sized in lines of text, the views take the rest (at least
-// MIN_VIEWS of the height; the strips give up lines before that). The
+// The parameter panel (O) is a column of its own at the right of the
+// views, as tall as they are; hidden, the views take its width. The strips
+// are sized in lines of text, the views take the rest (at least MIN_VIEWS
+// of the height; the strips give up lines before that). The
 // views' world-to-pixel maps live here too, and the checks that --report
 // prints: what the HUD drew over a view, where the bodies were drawn.
 #include "app.h"
@@ -38,6 +40,9 @@ static const float column_cells[HUD_COLUMNS] = {36.0f, 54.0f, 36.0f};
 #define MAX_TABLE 0.6f
 // The views keep at least this share of the height.
 #define MIN_VIEWS 0.4f
+// The parameter panel's width in cells, and at most this share of the width.
+#define PANEL_CELLS 32.0f
+#define MAX_PANEL   0.3f
 
 // The HUD's columns k side by side: column c in slot c % k, under the
 // ones before it in that slot; a slot as wide as its widest column. The
@@ -135,9 +140,14 @@ void app_layout(app *a) {
     a->hud = hud_parts(a->hud_rect, k, s, lh);
     const float views_y = hud_h + gap;
     const float views_h = fmaxf(h - hud_h - bottom_h - 2.0f * gap, 0.0f);
-    const float left = roundf(VIEW2D_SHARE * w);
+    const float panel_w =
+        a->panel.shown ? fminf(roundf(PANEL_CELLS * CELL * s), roundf(MAX_PANEL * w)) : 0.0f;
+    const float views_w = panel_w > 0.0f ? fmaxf(w - panel_w - gap, 0.0f) : w;
+    const float left = roundf(VIEW2D_SHARE * views_w);
     a->view2d = (rect){0.0f, views_y, left, views_h};
-    a->view3d = (rect){left + gap, views_y, fmaxf(w - left - gap, 0.0f), views_h};
+    a->view3d = (rect){left + gap, views_y, fmaxf(views_w - left - gap, 0.0f), views_h};
+    a->panel_rect = panel_w > 0.0f ? (rect){w - panel_w, views_y, panel_w, views_h}
+                                   : (rect){0.0f, 0.0f, 0.0f, 0.0f};
     const float bottom_y = h - bottom_h;
     const float tw = fminf(roundf(table_width(s)), roundf(MAX_TABLE * w));
     a->table_rect = (rect){w - tw, bottom_y, tw, bottom_h};

@@ -93,9 +93,13 @@ void output_report(const app *a, FILE *out) {
     fprintf(out, "bodies=%d\nspheres=%d\n", a->scene.body_count, psb_world_sphere_count(w));
     fprintf(out, "sim_time=%.6f\nsteps=%ld\nsubsteps=%d\nsubsteps_needed=%d\n", psb_world_time(w),
             psb_world_step_count(w), p->substeps, a->scene.substeps_needed);
+    // The controls in force (the panel's values follow, as param_NAME).
+    const double ks = a->config.scene_config.params.body.spring_k;
     fprintf(out, "integrator=%s\ngravity=%g\ngas_scale=%g\nstiffness_scale=%g\npaused=%d\n",
-            psb_integrator_name(p->integrator), p->gravity, a->gas_scale, a->stiffness_scale,
-            a->paused);
+            psb_integrator_name(p->integrator), p->gravity, a->gas_scale,
+            ks > 0.0 ? a->spring_k / ks : 1.0, a->paused);
+    fprintf(out, "dt=%.9g\nrestitution=%g\nfriction=%g\n", p->dt, p->restitution, p->friction);
+    panel_report(a, out);
     // The implicit solver on the last world step (zeros for the explicit integrators).
     const psb_solver_report solver = psb_world_solver_report(w);
     fprintf(out,
@@ -173,6 +177,8 @@ void output_report(const app *a, FILE *out) {
                 s->rest_volume > 0.0 ? s->volume / s->rest_volume : 0.0, s->pressure, s->energy,
                 s->min_y, kinds[psb_body_get_kind(w, b)], s->pinned, m->shape_k, m->shape_damping,
                 m->spring_k, m->wind_drag);
+        fprintf(out, "body%d_mass=%g\nbody%d_spring_damping=%g\nbody%d_gas_nrt=%g\n", b, m->mass, b,
+                m->spring_damping, b, m->gas_nrt);
         char key[32];
         snprintf(key, sizeof key, "body%d_centroid", b);
         print_vec(out, key, s->centroid);

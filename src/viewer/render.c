@@ -10,7 +10,7 @@
 // Fixed capacities of the scene-independent batches, vertices.
 enum {
     BG_VERTICES = 64,
-    UI_BACK_VERTICES = 4 * 512,
+    UI_BACK_VERTICES = 4 * 1024,
     UI_LINE_VERTICES = 64 * 1024,
     UI_TEXT_VERTICES = 4 * TEXT_QUADS,
     FLOOR_HALF = 60,        // m
@@ -314,15 +314,18 @@ void render_frame(app *a) {
     }
 
     // Flat backgrounds by scissored clears: far cheaper than drawing them on
-    // a software renderer. The strips (HUD, plots, table) are opaque.
+    // a software renderer. The strips (HUD, plots, table) and the parameter
+    // panel are opaque.
     glEnable(GL_SCISSOR_TEST);
-    const rect regions[5] = {a->view2d, a->view3d, a->hud_rect, a->plot_rect, a->table_rect};
-    const float colors[5][3] = {{0.13f, 0.145f, 0.175f},
+    const rect regions[6] = {a->view2d,    a->view3d,     a->hud_rect,
+                             a->plot_rect, a->table_rect, a->panel_rect};
+    const float colors[6][3] = {{0.13f, 0.145f, 0.175f},
                                 {0.115f, 0.125f, 0.15f},
                                 {ui_panel.r / 255.0f, ui_panel.g / 255.0f, ui_panel.b / 255.0f},
                                 {0.06f, 0.065f, 0.078f},
+                                {0.06f, 0.065f, 0.078f},
                                 {0.06f, 0.065f, 0.078f}};
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         if (regions[i].w < 1.0f || regions[i].h < 1.0f) {
             continue;
         }

@@ -6,12 +6,17 @@
 //   10 mouse_move_body B [DX DY]   cursor onto body B's centre, plus (DX, DY) pixels
 //   10 mouse_move_point B P [DX DY] cursor onto point P of body B, plus (DX, DY) pixels
 //   10 mouse_move_by DX DY         cursor moved by (DX, DY) pixels
+//   10 mouse_move_panel ROW PART [F]  cursor onto the parameter panel: ROW a control
+//                                  (gas, ks, kd, mass, gravity, restitution, friction,
+//                                  dt, integrator), PART value|slider|reset (F: 0..1
+//                                  along the slider, default 0.5); or "all reset"
 //   10 mouse_down left|right|middle [shift] [ctrl] [alt]
 //   10 mouse_up left|right|middle
 //   10 click left|right|middle [shift] [ctrl] [alt]    down and up
 //   10 scroll DY                   wheel steps (> 0 zooms in)
 //   10 key NAME [shift] [ctrl] [alt]                    press and release
 //   10 key_down NAME [mods] / key_up NAME
+//   10 type TEXT                   characters typed (the rest of the line), as into a field
 //   10 drop PATH                   a file dropped on the window (rest of the line)
 //   10 screenshot PATH             write this frame as PNG (rest of the line)
 //   10 resize W H                  resize the window (screen coordinates)
@@ -32,6 +37,7 @@ enum {
     EV_MOVE_BODY,
     EV_MOVE_POINT,
     EV_MOVE_BY,
+    EV_MOVE_PANEL,
     EV_DOWN,
     EV_UP,
     EV_CLICK,
@@ -39,6 +45,7 @@ enum {
     EV_KEY,
     EV_KEY_DOWN,
     EV_KEY_UP,
+    EV_TYPE,
     EV_DROP,
     EV_SCREENSHOT,
     EV_RESIZE,
@@ -47,11 +54,43 @@ enum {
 };
 
 static const char *const event_names[EV_COUNT] = {
-    "mouse_move",    "mouse_move_body", "mouse_move_point",
-    "mouse_move_by", "mouse_down",      "mouse_up",
-    "click",         "scroll",          "key",
-    "key_down",      "key_up",          "drop",
-    "screenshot",    "resize",          "quit"};
+    [EV_MOVE] = "mouse_move",
+    [EV_MOVE_BODY] = "mouse_move_body",
+    [EV_MOVE_POINT] = "mouse_move_point",
+    [EV_MOVE_BY] = "mouse_move_by",
+    [EV_MOVE_PANEL] = "mouse_move_panel",
+    [EV_DOWN] = "mouse_down",
+    [EV_UP] = "mouse_up",
+    [EV_CLICK] = "click",
+    [EV_SCROLL] = "scroll",
+    [EV_KEY] = "key",
+    [EV_KEY_DOWN] = "key_down",
+    [EV_KEY_UP] = "key_up",
+    [EV_TYPE] = "type",
+    [EV_DROP] = "drop",
+    [EV_SCREENSHOT] = "screenshot",
+    [EV_RESIZE] = "resize",
+    [EV_QUIT] = "quit",
+};
+
+// The parts of a panel row a script can point at.
+static bool parse_part(const char *row, const char *name, script_event *ev) {
+    static const char *const names[3] = {"value", "slider", "reset"};
+    static const panel_part parts[3] = {PART_VALUE, PART_SLIDER, PART_RESET};
+    if (strcmp(row, "all") == 0) {
+        ev->body = -1;
+        ev->code = PART_RESET_ALL;
+        return strcmp(name, "reset") == 0;
+    }
+    ev->body = control_find(row);
+    for (int i = 0; i < 3 && ev->body >= 0; i++) {
+        if (strcmp(name, names[i]) == 0) {
+            ev->code = parts[i];
+            return true;
+        }
+    }
+    return false;
+}
 
 typedef struct key_name {
     const char *name;
@@ -192,6 +231,29 @@ static bool parse_event(char **w, int n, const char *rest, script_event *ev, cha
         ev->code = (int)point;
         return n == 3 || (parse_number(w[3], &ev->x) && parse_number(w[4], &ev->y));
     }
+    case EV_MOVE_PANEL:
+        snprintf(expected, expected_size,
+                 "mouse_move_panel ROW value|slider|reset [F] (ROW: gas, ks, kd, mass, gravity, "
+                 "restitution, friction, dt or integrator; F: 0..1 along the slider), or "
+                 "mouse_move_panel all reset");
+        ev->x = 0.5f;
+        if (!(n == 3 || n == 4) || !parse_part(w[1], w[2], ev)) {
+            return false;
+        }
+        return n == 3 || (ev->code == PART_SLIDER && parse_number(w[3], &ev->x) && ev->x >= 0.0f &&
+                          ev->x <= 1.0f);
+    case EV_TYPE:
+        snprintf(expected, expected_size, "type TEXT");
+        if (n < 2) {
+            return false;
+        }
+        ev->text = malloc(strlen(rest) + 1);
+        if (!ev->text) {
+            snprintf(expected, expected_size, "memory for the text");
+            return false;
+        }
+        strcpy(ev->text, rest);
+        return true;
     case EV_DOWN:
     case EV_CLICK:
     case EV_UP:
@@ -236,8 +298,8 @@ static bool parse_event(char **w, int n, const char *rest, script_event *ev, cha
     default:
         snprintf(expected, expected_size,
                  "an event: mouse_move, mouse_move_body, mouse_move_point, mouse_move_by, "
-                 "mouse_down, mouse_up, "
-                 "click, scroll, key, key_down, key_up, drop, screenshot, resize or quit");
+                 "mouse_move_panel, mouse_down, mouse_up, click, scroll, key, key_down, key_up, "
+                 "type, drop, screenshot, resize or quit");
         return false;
     }
 }
@@ -303,8 +365,9 @@ bool script_load(app *a, const char *path, char *error, size_t error_size) {
         number++;
         line[strcspn(line, "\r\n")] = '\0';
         char *hash = strchr(line, '#');
-        // '#' starts a comment, except inside a path.
-        if (hash && !strstr(line, " drop ") && !strstr(line, " screenshot ")) {
+        // '#' starts a comment, except inside a path or typed text.
+        if (hash && !strstr(line, " drop ") && !strstr(line, " screenshot ") &&
+            !strstr(line, " type ")) {
             *hash = '\0';
         }
         // The rest of the line after the event name, for paths; trailing spaces off.
@@ -384,6 +447,23 @@ static void run_event(app *a, const script_event *ev) {
     }
     case EV_MOVE_BY:
         input_cursor(a, a->cursor_x + ev->x, a->cursor_y + ev->y);
+        break;
+    case EV_MOVE_PANEL: {
+        double x, y;
+        if (panel_part_pos(a, ev->body, (panel_part)ev->code, ev->x, &x, &y)) {
+            input_cursor(a, x, y);
+        } else {
+            fprintf(stderr,
+                    "psb view: script line %d: that part of the parameter panel is not "
+                    "shown (O shows the panel)\n",
+                    ev->line);
+        }
+        break;
+    }
+    case EV_TYPE:
+        for (const char *c = ev->text; *c; c++) {
+            panel_char(a, (unsigned char)*c);
+        }
         break;
     case EV_DOWN:
         input_button(a, ev->code, GLFW_PRESS, ev->mods);

@@ -29,11 +29,8 @@ static const rgba edge_color = {0, 0, 0, 255};
 static const rgba chip_color = {217, 158, 64, 255};
 static const rgba chip_text = {20, 20, 24, 255};
 
-// Text cut into lines at spaces to fit max_w, at most max_lines of them,
-// drawn if draw is set; returns the lines it takes. Drawn text that does
-// not fit in max_lines is counted in a->text_cut.
-static int wrap(app *a, float x, float y, float s, rgba color, const char *text, float max_w,
-                int max_lines, bool draw) {
+int ui_wrap(app *a, float x, float y, float s, rgba color, const char *text, float max_w,
+            int max_lines, bool draw) {
     char line[TEXT_MAX];
     int lines = 0;
     const char *p = text;
@@ -138,6 +135,10 @@ static void backgrounds(app *a) {
     const float w = (float)a->fb_w, hud_bottom = a->hud_rect.y + a->hud_rect.h;
     batch_rect(&a->ui_back, 0.0f, hud_bottom, w, v2.y, edge_color, edge_color);
     batch_rect(&a->ui_back, v2.x + v2.w, v2.y, v3.x, v2.y + v2.h, edge_color, edge_color);
+    if (a->panel_rect.w > 0.0f) {
+        batch_rect(&a->ui_back, v3.x + v3.w, v3.y, a->panel_rect.x, v3.y + v3.h, edge_color,
+                   edge_color);
+    }
     batch_rect(&a->ui_back, 0.0f, v2.y + v2.h, w, pr.y, edge_color, edge_color);
     batch_rect(&a->ui_back, pr.x + pr.w, pr.y, tr.x, pr.y + pr.h, edge_color, edge_color);
 }
@@ -383,19 +384,19 @@ static void hud_messages(app *a) {
     const bool blowup = app_blowup_live(a);
     a->message_shown = app_message_live(a);
     if (blowup && rows > 0) {
-        const int n = wrap(a, r.x, y, s, ui_warn, a->blowup, r.w, rows, true);
+        const int n = ui_wrap(a, r.x, y, s, ui_warn, a->blowup, r.w, rows, true);
         y += (float)n * lh;
         rows -= n;
     }
     if (a->message_shown && rows > 0) {
-        wrap(a, r.x, y, s, a->message_error ? ui_bad : ui_white, a->message, r.w, rows, true);
+        ui_wrap(a, r.x, y, s, a->message_error ? ui_bad : ui_white, a->message, r.w, rows, true);
     } else if (a->message_shown || (blowup && rows_left(a, r.y) == 0)) {
         a->text_cut++;
     } else if (!blowup && rows > 0) {
         char t[TEXT_MAX];
         fit_end(a,
-                "H: help   Space: pause / run   Tab: next scene   drag a body: pull it   right "
-                "click: poke it   drag elsewhere: orbit   wheel: zoom",
+                "H: help   O: parameters   Space: pause / run   Tab: next scene   drag a body: "
+                "pull it   right click: poke it   drag elsewhere: orbit   wheel: zoom",
                 s, r.w, t, sizeof t);
         ui_text(a, r.x, y, s, ui_dim, t);
     }
@@ -423,6 +424,7 @@ static void help_overlay(app *a) {
         {"+  -", "gas amount up / down (x1.25)"},
         {"]  [", "spring stiffness up / down (x1.25)"},
         {"I  (shift+I)", "next (previous) integrator: euler .. bdf2"},
+        {"O  or  F2", "parameter panel: sliders, values to drag or type"},
         {"G", "gravity on / off"},
         {"T", "pin / unpin the held point (or the one under the cursor)"},
         {"M", "shape matching on / off for every body"},
@@ -481,6 +483,7 @@ void ui_build(app *a) {
     hud_messages(a);
     plots_build(a);
     table_build(a);
+    panel_build(a);
     layout_check(a);
     a->ui_back_top = a->ui_back.count;
     a->ui_text_top = a->ui_text.count;

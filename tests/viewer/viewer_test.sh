@@ -892,6 +892,291 @@ framing)
         framed "scene $name after ${run#*:} frames"
     done
     ;;
+panel_layout)
+    # The parameter panel is hidden until O shows it; then it has a column of
+    # its own right of the views, as tall as they are: inside the window and
+    # apart from the HUD, the views, the plots and the table at every size,
+    # nothing drawn over a view, the bodies inside their (narrower) views,
+    # no text cut short where there is room.
+    check_panel() { # check_panel W H WHAT
+        awk -F'[=,]' -v W="$1" -v H="$2" '
+            $1 ~ /^(hud|view2d|view3d|plots|table|panel)$/ && NF == 5 {
+                n++; name[n] = $1; x[n] = $2; y[n] = $3; w[n] = $4; h[n] = $5 }
+            $1 == "ui_over_views" { over = $2 }
+            function apart(a, b) {
+                return x[a] + w[a] <= x[b] || x[b] + w[b] <= x[a] || y[a] + h[a] <= y[b] ||
+                    y[b] + h[b] <= y[a] }
+            END {
+                bad = 0
+                if (n != 6) { print "the report has " n " parts"; bad = 1 }
+                for (i = 1; i <= n; i++) {
+                    if (w[i] <= 0 || h[i] <= 0 || x[i] < 0 || y[i] < 0 || x[i] + w[i] > W ||
+                        y[i] + h[i] > H) {
+                        print name[i] " " x[i] "," y[i] "," w[i] "," h[i] " is not inside " W "x" H
+                        bad = 1 }
+                    for (j = i + 1; j <= n; j++)
+                        if (!apart(i, j)) { print name[i] " overlaps " name[j]; bad = 1 }
+                    if (name[i] ~ /^view/ && (h[i] < 0.4 * H || w[i] < 0.25 * W)) {
+                        print name[i] " is only " w[i] "x" h[i]; bad = 1 }
+                }
+                if (over != 0) { print over " quads or lines of text drawn over a view"; bad = 1 }
+                exit bad }' "$tmp/report" >"$tmp/layout" || fail "$3 at $1x$2: $(cat "$tmp/layout")"
+    }
+    view 5
+    expect panel 0,0,0,0 "$tmp/report"
+    expect panel_shown 0 "$tmp/report"
+    camera0=$(grep '^camera' "$tmp/report")
+    for size in 1280x720 1024x600 900x560 640x480; do
+        printf '2 key O\n' >"$tmp/script"
+        view 40 --size "$size" --scene pressure --input-script "$tmp/script" \
+            --screenshot "$tmp/panel.png"
+        expect panel_shown 1 "$tmp/report"
+        check_panel "${size%x*}" "${size#*x}" "the panel"
+        framed "with the panel at $size"
+        # Its heading (amber) in it; its sliders' fills (blue) where it has
+        # room for them (640x480 has one line a row: name and field).
+        panel=$(get panel "$tmp/report")
+        set -- "$panel:37:40"
+        case $size in
+        640x480) ;;
+        *)
+            expect text_cut 0 "$tmp/report"
+            set -- "$@" "$panel:215:300"
+            ;;
+        esac
+        "$check_png" "$tmp/panel.png" "${size%x*}" "${size#*x}" "$@" ||
+            fail "the panel at $size does not show its heading and sliders"
+    done
+    # Presses, drags and the wheel over the panel (beside a field, then out
+    # into the 3D view) pick, grab, poke and orbit nothing and change no
+    # value; F2 hides the panel again.
+    cat >"$tmp/script" <<'END'
+2 key O
+10 mouse_move_panel ks value
+11 mouse_move_by -150 0
+12 mouse_down left
+13 mouse_move_by -300 20
+14 mouse_up left
+15 mouse_move_by 300 -20
+16 scroll 2
+17 mouse_down right
+18 mouse_move_by -300 0
+19 mouse_up right
+20 key F2
+END
+    view 25 --input-script "$tmp/script"
+    expect grabs 0 "$tmp/report"
+    expect pokes 0 "$tmp/report"
+    expect param_ks 200 "$tmp/report"
+    expect panel_shown 0 "$tmp/report"
+    expect panel 0,0,0,0 "$tmp/report"
+    [ "$(grep '^camera' "$tmp/report")" = "$camera0" ] || fail "a drag over the panel moved the camera"
+    ;;
+panel_drag)
+    # A press on a slider sets the value under the cursor and follows the
+    # drag, live: ks (a log slider) from its middle 40 px right, and --report
+    # shows it in force: the ring (of the material) takes it, the spheres (of
+    # their own stiffness) scale alike. A drag on a field (the gravity, a
+    # linear slider) changes its value; the integrator's slider picks by
+    # place (the middle: rk4); a slider dragged out of the panel, into the 3D
+    # view, still drags the slider (the camera stays), and the gas's far left
+    # is 0.
+    view 5
+    camera0=$(grep '^camera' "$tmp/report")
+    ks3=$(sed -n 's/^body3=.* spring_k=\([^ ]*\) .*/\1/p' "$tmp/report")
+    cat >"$tmp/script" <<'END'
+2 key O
+10 mouse_move_panel ks slider 0.5
+11 mouse_down left
+12 mouse_move_by 20 0
+13 mouse_move_by 20 0
+14 mouse_up left
+20 mouse_move_panel gravity value
+21 mouse_down left
+22 mouse_move_by -30 0
+23 mouse_up left
+30 mouse_move_panel gas slider 0.5
+31 mouse_down left
+32 mouse_move_by -400 10
+33 mouse_up left
+40 mouse_move_panel integrator slider 0.5
+41 click left
+END
+    view 44 --input-script "$tmp/script"
+    grep -E '^(param_|gravity|integrator|gas_scale|body[0-9]=|body[0-9]_gas)' "$tmp/report"
+    ks=$(get param_ks "$tmp/report")
+    awk -v k="$ks" 'BEGIN { exit !(k > 2000 && k < 1e5) }' ||
+        fail "the ks slider dragged from its middle (1000) 40 px right gave $ks"
+    grep -q "^body0=.* spring_k=$ks " "$tmp/report" || fail "the ring does not run with ks $ks"
+    awk -v a="$ks3" -v b="$(sed -n 's/^body3=.* spring_k=\([^ ]*\) .*/\1/p' "$tmp/report")" \
+        -v k="$ks" 'BEGIN { d = b / a / (k / 200) - 1; exit !(d < 1e-4 && d > -1e-4) }' ||
+        fail "the sphere's own stiffness $ks3 did not scale by $ks / 200"
+    g=$(get param_gravity "$tmp/report")
+    awk -v g="$g" 'BEGIN { exit !(g > 1 && g < 9) }' || fail "a drag left on the gravity gave $g"
+    expect gravity "$g" "$tmp/report"
+    expect gas_scale 0 "$tmp/report"
+    expect body2_gas_nrt 0 "$tmp/report"
+    expect integrator rk4 "$tmp/report"
+    expect panel_shows_integrator rk4 "$tmp/report"
+    expect grabs 0 "$tmp/report"
+    [ "$(grep '^camera' "$tmp/report")" = "$camera0" ] || fail "a slider drag moved the camera"
+    ;;
+panel_type)
+    # A click on a field types a value: Enter applies it, Esc cancels; a
+    # value out of the table's range (or not a number) is refused, the field
+    # stays open with the range shown (and the HUD's message says it), the
+    # value unchanged; the keys typed meanwhile (q, e, r) do nothing else.
+    cat >"$tmp/script" <<'END'
+2 key O
+10 mouse_move_panel ks value
+11 click left
+12 type 1e13
+13 key ENTER
+END
+    view 16 --input-script "$tmp/script" --screenshot "$tmp/refused.png"
+    grep -E '^(param_ks|panel_|message)' "$tmp/report"
+    expect param_ks 200 "$tmp/report"
+    expect panel_refused 1 "$tmp/report"
+    expect panel_edit ks "$tmp/report"
+    expect panel_shows_ks 1e13 "$tmp/report"
+    grep -q '^panel_note=.*0 \.\. 1e12 N/m' "$tmp/report" || fail "the panel does not show ks's range"
+    grep -q '^message=.*0 to 1e12' "$tmp/report" || fail "the HUD does not say ks's range"
+    grep -q '^body0=.* spring_k=200 ' "$tmp/report" || fail "the refused ks reached the world"
+    cat >"$tmp/script" <<'END'
+2 key O
+10 mouse_move_panel restitution value
+11 click left
+12 type 1.5
+13 key ENTER
+14 type abc
+15 key ENTER
+16 type 1
+17 key ENTER
+20 mouse_move_panel friction value
+21 click left
+22 type 7
+23 key ESCAPE
+30 mouse_move_panel mass value
+31 click left
+32 type 2e-7
+33 key ENTER
+34 key BACKSPACE
+35 type 0.5q
+36 key Q
+37 key ENTER
+38 key ESCAPE
+40 mouse_move_panel integrator value
+41 click left
+42 type rk4
+43 key ENTER
+50 mouse_move_panel dt value
+51 click left
+52 type 0.01
+53 key ENTER
+60 mouse_move_panel kd value
+61 click left
+62 type 0.5e
+63 key E
+64 key R
+65 key BACKSPACE
+66 key ENTER
+END
+    view 70 --input-script "$tmp/script"
+    grep -E '^(param_|panel_|restitution|friction|dt|integrator|frames)' "$tmp/report"
+    expect frames 70 "$tmp/report"
+    expect restitution 1 "$tmp/report"
+    expect friction 2 "$tmp/report"
+    expect param_mass 1 "$tmp/report"
+    grep -q '^body0_mass=1$' "$tmp/report" || fail "a refused mass reached the world"
+    expect integrator rk4 "$tmp/report"
+    expect dt 0.01 "$tmp/report"
+    expect param_kd 0.5 "$tmp/report"
+    grep -q '^body0_spring_damping=0.5$' "$tmp/report" || fail "the typed kd is not in force"
+    # Refused: 1.5, abc, 2e-7, 0.5q; applied: 1, rk4, 0.01, 0.5.
+    expect panel_refused 4 "$tmp/report"
+    expect panel_applied 4 "$tmp/report"
+    expect panel_edit "" "$tmp/report"
+    ;;
+panel_keys)
+    # The keys and the panel set the same values: +, ], G and I (with the
+    # panel hidden, then shown) show in its fields and in the world.
+    cat >"$tmp/script" <<'END'
+2 key PLUS
+3 key RIGHT_BRACKET
+4 key G
+5 key I
+6 key O
+8 key PLUS
+END
+    view 12 --input-script "$tmp/script"
+    grep -E '^(param_|panel_shows|gravity|integrator|gas_scale|stiffness)' "$tmp/report"
+    expect param_gas 1.5625 "$tmp/report"
+    expect panel_shows_gas x1.563 "$tmp/report"
+    expect param_ks 250 "$tmp/report"
+    expect panel_shows_ks "250 N/m" "$tmp/report"
+    expect stiffness_scale 1.25 "$tmp/report"
+    expect gravity 0 "$tmp/report"
+    expect param_gravity 9.81 "$tmp/report"
+    expect integrator euler "$tmp/report"
+    expect panel_shows_integrator euler "$tmp/report"
+    # A row's reset puts that row back, the others stay.
+    printf '2 key O\n3 key RIGHT_BRACKET\n4 key PLUS\n5 mouse_move_panel ks reset\n6 click left\n' \
+        >"$tmp/script"
+    view 8 --input-script "$tmp/script"
+    expect param_ks 200 "$tmp/report"
+    expect param_gas 1.25 "$tmp/report"
+    expect panel_resets 1 "$tmp/report"
+    # "reset all" puts every value back to the command line's, and
+    # psb_default_params()'s where it says nothing.
+    cat >"$tmp/script" <<'END'
+2 key O
+3 key PLUS
+4 key LEFT_BRACKET
+5 key G
+6 key I
+7 mouse_move_panel mass value
+8 click left
+9 type 3
+10 key ENTER
+11 mouse_move_panel friction slider 0.9
+12 click left
+13 mouse_move_panel restitution slider 0.1
+14 click left
+15 mouse_move_panel dt slider 0.2
+16 click left
+17 mouse_move_panel kd slider 0.8
+18 click left
+20 mouse_move_panel all reset
+21 click left
+END
+    view 24 --input-script "$tmp/script" --ks 300 --gravity 5
+    grep -E '^(param_|gravity|integrator|dt|restitution|friction|gas_scale)' "$tmp/report"
+    expect param_gas 1 "$tmp/report"
+    expect param_ks 300 "$tmp/report"
+    expect param_kd 0.1 "$tmp/report"
+    expect param_mass 1 "$tmp/report"
+    expect param_gravity 5 "$tmp/report"
+    expect gravity 5 "$tmp/report"
+    expect restitution 0.3 "$tmp/report"
+    expect friction 2 "$tmp/report"
+    expect dt 0.0166666667 "$tmp/report"
+    expect integrator bdf2 "$tmp/report"
+    expect panel_resets 1 "$tmp/report"
+    grep -q '^body0=.* spring_k=300 ' "$tmp/report" || fail "reset all: the ring's ks is not 300"
+    [ "$(grep -c '^body[0-9]*_mass=1$' "$tmp/report")" -eq 4 ] || fail "reset all: a mass is not 1"
+    # The values carry over a scene change, to every body: mass 2 for the
+    # pressure scene's six, and the flag's cloth (0.25 kg of its own) doubles.
+    printf '2 key O\n3 mouse_move_panel mass value\n4 click left\n5 type 2\n6 key ENTER\n7 key 2\n' \
+        >"$tmp/script"
+    view 9 --input-script "$tmp/script"
+    expect scene pressure "$tmp/report"
+    [ "$(grep -c '^body[0-9]*_mass=2$' "$tmp/report")" -eq 6 ] || fail "the pressure scene's masses are not 2"
+    printf '2 key O\n3 mouse_move_panel mass value\n4 click left\n5 type 2\n6 key ENTER\n' \
+        >"$tmp/script"
+    view 8 --scene flag --input-script "$tmp/script"
+    expect body1_mass 0.5 "$tmp/report"
+    expect body0_mass 2 "$tmp/report"
+    ;;
 *)
     echo "viewer_test.sh: unknown test '$test_name'" >&2
     exit 2
