@@ -17,13 +17,15 @@
 //   gravity   m g y;
 //   grab      1/2 k |x - target|^2 + c / (2 h) |x - xb|^2, c = 2 sqrt(k m).
 // The air's force is taken where the step starts, in y (+ h^2 f_air / m).
-// At the minimum, M (x - y) / h^2 = F(x, v): the implicit update. Contacts
-// are constraints: no point may end inside the floor or a wall, nor behind
-// the plane that touches its nearest sphere where it started the step (the
-// sphere lies behind it); one pressed onto a surface moves only along it. The minimum is found by
-// Newton's method: each step solves H d = -grad G by conjugate gradients with H applied point by
-// point, then a line search along d lowers G. Afterwards the points on a surface get restitution
-// and friction, and the pins are held.
+// At the minimum, M (x - y) / h^2 = F(x, v): the implicit update.
+//
+// Contacts are constraints: no point may end inside the floor or a wall,
+// nor behind the plane that touches its nearest sphere where it started the
+// step (the sphere lies behind it); one pressed onto a surface moves only
+// along it. The minimum is found by Newton's method: each step solves
+// H d = -grad G by conjugate gradients with H applied point by point, then a
+// line search along d lowers G. Afterwards the points on a surface get
+// restitution and friction, and the pins are held.
 #include "model_internal.h"
 
 // Solved when no point's velocity would change by more than this, m/s.
