@@ -379,6 +379,25 @@ run sim --steps 1 --integrator symplectic --ks 1e12
 expect_in "$tmp/err" "it would take [0-9.e+]+ sub-steps, past the limit of 10000" \
     "the advice past the limit is a finite count of sub-steps"
 
+# --reference: the plain model runs the same bodies (a ring, and the default
+# scene's ring and spheres in still air) and ends where the fast step does,
+# to its solver's tolerance; what it lacks is refused by name.
+for args in "--shape ring --time 1" "--scene default --time 1" "--shape icosphere --subdiv 2 --integrator rk4 --time 0.5"; do
+    # shellcheck disable=SC2086 # the arguments are split on purpose
+    run sim $args --summary
+    fast_volume=$(value volume) fast_kinetic=$(value kinetic)
+    # shellcheck disable=SC2086
+    run sim $args --summary --reference
+    expect_status 0 "psb sim $args --reference"
+    checks=$((checks + 1))
+    awk -v a="$fast_volume" -v b="$(value volume)" -v c="$fast_kinetic" -v d="$(value kinetic)" \
+        'BEGIN { exit !(a > 0 && (a - b) ^ 2 <= (1e-3 * a) ^ 2 && (c - d) ^ 2 <= (1e-2 * c + 1e-3) ^ 2) }' ||
+        fail "psb sim $args: --reference ends at volume $(value volume), kinetic $(value kinetic); the fast step at $fast_volume, $fast_kinetic"
+done
+run sim --scene flag --steps 1 --reference
+expect_status 2 "--reference with gusts"
+expect_in "$tmp/err" "^psb sim: --reference: the plain model has no gusts" "--reference names what it lacks"
+
 run sim --help
 expect_in "$tmp/out" "^Exit status: 0 when the run finished without blow-ups; 3 when" \
     "psb sim --help documents the exit status after blow-ups"

@@ -413,4 +413,5 @@ void psb_model_step(psb_model *m) {
         }
     }
     m->time += p->dt;
+    m->steps++;
 }

@@ -46,6 +46,7 @@ typedef struct model_body {
 struct psb_model {
     psb_params params;
     double time; // s
+    long steps;  // world steps taken
     int body_count;
     model_body **bodies;
     int sphere_count;

@@ -294,6 +294,10 @@ double psb_model_time(const psb_model *m) {
     return m->time;
 }
 
+long psb_model_step_count(const psb_model *m) {
+    return m->steps;
+}
+
 int psb_model_point_count(const psb_model *m, int body) {
     return body_at(m, body)->n;
 }
@@ -309,6 +313,47 @@ const psb_vec3 *psb_model_velocities(const psb_model *m, int body) {
 double psb_model_volume(const psb_model *m, int body) {
     const model_body *b = body_at(m, body);
     return model_volume(b, b->x);
+}
+
+psb_body_state psb_model_measure(const psb_model *m, int body) {
+    const model_body *b = body_at(m, body);
+    const double t = m->time, g = model_gravity(b, &m->params, t);
+    psb_body_state s = {.rest_volume = b->rest_volume, .volume = model_volume(b, b->x)};
+    s.gas_nrt = b->kind == PSB_CLOTH ? 0.0 : model_gas_nrt(b, t);
+    if (b->kind != PSB_CLOTH) {
+        // -nRT ln V + P0 V, at no less than the gas law's floor volume.
+        const double v_gas = fmax(s.volume, model_floor_volume(b));
+        s.pressure = model_pressure(b, s.gas_nrt, s.volume);
+        s.gas = -s.gas_nrt * log(v_gas) + b->params.outside_pressure * s.volume;
+    }
+    s.min_y = b->x[0].y;
+    for (int i = 0; i < b->n; i++) {
+        s.centroid = add(s.centroid, b->x[i]);
+        s.momentum = axpy(s.momentum, b->mass[i], b->v[i]);
+        s.kinetic += 0.5 * b->mass[i] * dot(b->v[i], b->v[i]);
+        s.gravity += b->pinned[i] ? 0.0 : b->mass[i] * g * b->x[i].y;
+        s.min_y = fmin(s.min_y, b->x[i].y);
+        s.pinned += b->pinned[i];
+    }
+    s.centroid = scale(1.0 / b->n, s.centroid);
+    for (int i = 0; i < b->n; i++) {
+        s.mean_radius += norm(sub(b->x[i], s.centroid)) / b->n;
+    }
+    for (int k = 0; k < b->spring_count; k++) {
+        const double stretch =
+            norm(sub(b->x[b->spring[2 * k]], b->x[b->spring[2 * k + 1]])) - b->rest[k];
+        s.spring += 0.5 * b->params.spring_k * stretch * stretch;
+    }
+    s.energy = s.kinetic + s.spring + s.gas + s.gravity;
+    return s;
+}
+
+int psb_model_body_count(const psb_model *m) {
+    return m->body_count;
+}
+
+const psb_body_params *psb_model_body_params(const psb_model *m, int body) {
+    return &body_at(m, body)->params;
 }
 
 void psb_model_pin(psb_model *m, int body, int point, psb_vec3 position) {
@@ -329,4 +374,86 @@ void psb_model_grab(psb_model *m, int body, int point, psb_vec3 target, double k
 
 psb_solver_report psb_model_solver_report(const psb_model *m) {
     return m->report;
+}
+
+// The spring joining points i and j, or -1: a ring's spring s joins s and
+// s + 1; the others' are sorted by their ends (make_springs).
+static int find_spring(const model_body *b, int i, int j) {
+    const int lo = i < j ? i : j, hi = i < j ? j : i;
+    if (b->kind == PSB_RING) {
+        return hi == lo + 1 ? lo : lo == 0 && hi == b->n - 1 ? hi : -1;
+    }
+    int first = 0, last = b->spring_count - 1;
+    while (first <= last) {
+        const int mid = first + (last - first) / 2;
+        const int *e = &b->spring[2 * mid];
+        const int order = e[0] != lo ? (e[0] > lo) - (e[0] < lo) : (e[1] > hi) - (e[1] < hi);
+        if (order == 0) {
+            return mid;
+        }
+        if (order < 0) {
+            first = mid + 1;
+        } else {
+            last = mid - 1;
+        }
+    }
+    return -1;
+}
+
+psb_model *psb_model_from_world(const psb_world *w, psb_error *err) {
+    if (psb_world_step_count(w) > 0) {
+        psb_error_set(err, PSB_ERR_INVALID,
+                      "the world has stepped: its rest shapes are no longer its points");
+        return NULL;
+    }
+    psb_model *m = psb_model_create(psb_world_params(w), err);
+    for (int s = 0; m && s < psb_world_sphere_count(w); s++) {
+        psb_vec3 centre;
+        double radius;
+        psb_world_sphere(w, s, &centre, &radius);
+        if (psb_model_add_sphere(m, centre, radius, err) != PSB_OK) {
+            psb_model_destroy(m);
+            m = NULL;
+        }
+    }
+    for (int k = 0; m && k < psb_world_body_count(w); k++) {
+        psb_body_def def = psb_default_body_def();
+        def.kind = psb_body_get_kind(w, k);
+        def.points = psb_body_positions(w, k);
+        def.point_count = psb_body_point_count(w, k);
+        def.triangles = psb_body_triangles(w, k, &def.triangle_count);
+        if (def.kind == PSB_CLOTH) {
+            // Its springs: the triangles' edges (met again, and merged) and
+            // its own.
+            def.springs = psb_body_edges(w, k, &def.spring_count);
+        }
+        def.params = *psb_body_get_params(w, k);
+        if (psb_model_add_body(m, &def, err) != k) {
+            psb_model_destroy(m);
+            m = NULL;
+            break;
+        }
+        model_body *b = m->bodies[k];
+        const psb_vec3 *v = psb_body_velocities(w, k);
+        for (int i = 0; i < b->n; i++) {
+            b->v[i] = v[i];
+            if (psb_body_is_pinned(w, k, i)) {
+                psb_model_pin(m, k, i, b->x[i]);
+            }
+        }
+        // Its rest lengths, masses and rest volume are the world's (a body
+        // made from a rest shape of its own does not start at rest).
+        const double *rest = psb_body_rest_lengths(w, k);
+        int edges = 0;
+        const int *pairs = psb_body_edges(w, k, &edges);
+        for (int e = 0; e < edges; e++) {
+            const int sp = find_spring(b, pairs[2 * e], pairs[2 * e + 1]);
+            if (sp >= 0) {
+                b->rest[sp] = rest[e];
+            }
+        }
+        memcpy(b->mass, psb_body_masses(w, k), (size_t)b->n * sizeof(double));
+        b->rest_volume = psb_body_measure(w, k).rest_volume;
+    }
+    return m;
 }

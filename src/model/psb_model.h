@@ -42,13 +42,21 @@ int psb_model_add_body(psb_model *model, const psb_body_def *def, psb_error *err
 /// Adds a static sphere (centre in m, radius > 0 in m).
 psb_status psb_model_add_sphere(psb_model *model, psb_vec3 centre, double radius, psb_error *err);
 
+/// The plain model of a world that has not stepped yet (its points still at
+/// their rest shape, as psb_world_add_body left them): its parameters,
+/// spheres, bodies (the points, triangles, springs and material it reads
+/// back), pins and grabs. NULL with err filled for a world that has
+/// stepped, for what the model leaves out (psb_model_lacks), or no memory.
+psb_model *psb_model_from_world(const psb_world *world, psb_error *err);
+
 /// Advances by one step of params.dt in params.substeps sub-steps. The
 /// implicit integrators solve each sub-step to 1e-9 m/s, far tighter than
 /// psb_world does by default.
 void psb_model_step(psb_model *model);
 
-/// Simulated time, s.
+/// Simulated time, s, and the number of steps taken.
 double psb_model_time(const psb_model *model);
+long psb_model_step_count(const psb_model *model);
 
 /// A body's points, positions (m) and velocities (m/s), in the order of its
 /// definition; valid until the model is destroyed.
@@ -58,6 +66,13 @@ const psb_vec3 *psb_model_velocities(const psb_model *model, int body);
 
 /// Enclosed volume now, m³ (2D: m²); 0 for a cloth.
 double psb_model_volume(const psb_model *model, int body);
+
+/// What a body measures now, as psb_body_measure says (shape 0, blowups 0).
+psb_body_state psb_model_measure(const psb_model *model, int body);
+
+/// Bodies, and a body's material.
+int psb_model_body_count(const psb_model *model);
+const psb_body_params *psb_model_body_params(const psb_model *model, int body);
 
 /// Pins a point at a position (it keeps still there, with infinite mass),
 /// and grabs one with a spring of k N/m toward target, critically damped

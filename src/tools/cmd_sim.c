@@ -12,6 +12,7 @@
 #include "psb.h"
 #include "psb_export.h"
 #include "psb_mesh.h"
+#include "psb_model.h"
 #include "psb_obj.h"
 #include "psb_scene.h"
 #include "shape_options.h"
@@ -429,6 +430,20 @@ static bool export_frame(const psb_sim_options *sim, const psb_world *world, con
     return true;
 }
 
+// The state to report: the world's, or with --reference the model's. The
+// model's points are copied into the world's bodies too, for the OBJ
+// export, while they are finite (the model has no blow-up guard).
+static psb_sim_state measure(psb_world *world, const psb_model *model) {
+    if (!model) {
+        return psb_sim_measure(world);
+    }
+    for (int b = 0; b < psb_world_body_count(world); b++) {
+        psb_body_set_state(world, b, psb_model_positions(model, b), psb_model_velocities(model, b),
+                           NULL);
+    }
+    return psb_sim_measure_model(model);
+}
+
 int psb_cmd_sim(int argc, char **argv) {
     if (psb_options_wants_help(argc, argv)) {
         print_help(stdout);
@@ -473,15 +488,41 @@ int psb_cmd_sim(int argc, char **argv) {
     // A scene chose its sub-steps as it was built, the shape or file's
     // world as psb_sim_world_create made it.
     const bool substeps_auto = sim.scene ? sim.scene_config.auto_substeps : sim.substeps.automatic;
+    // --reference: the plain model runs the world's bodies; the world only
+    // measures and writes them.
+    psb_model *model = NULL;
+    if (sim.reference) {
+        psb_error err = {0};
+        model = psb_model_from_world(world, &err);
+        if (!model) {
+            fprintf(stderr, "psb sim: --reference: %s\n", err.message);
+            status = err.status == PSB_ERR_NOMEM ? 1 : 2;
+        }
+    }
+    if (model) {
+        const size_t used = strlen(what);
+        snprintf(what + used, sizeof what - used, "; run by the plain model (--reference)");
+    }
+    if (sim.reference && !model) {
+        if (sim.scene) {
+            psb_scene_destroy(&scene);
+        } else {
+            psb_world_destroy(world);
+        }
+        if (csv) {
+            fclose(csv);
+        }
+        return status;
+    }
     warn_if_unstable(world);
 
     progress bar = {.enabled = isatty(fileno(stderr)) != 0, .start = now_seconds()};
     double start = bar.start;
     long total = sim.steps;
     if (csv) {
-        psb_sim_state s = psb_sim_measure(world);
+        psb_sim_state s = measure(world, model);
         psb_sim_write_csv_header(csv);
-        psb_sim_write_csv_row(csv, psb_world_time(world), &s);
+        psb_sim_write_csv_row(csv, s.time, &s);
     }
     int events = 0;
     psb_sim_solver_stats solver = {0};
@@ -489,8 +530,14 @@ int psb_cmd_sim(int argc, char **argv) {
     // initial and the final state are always there.
     bool exported = !sim.export_obj || export_frame(&sim, world, &scene, &bar);
     for (long k = 1; exported && k <= total; k++) {
-        const int blown = psb_world_step(world);
-        psb_sim_solver_add(&solver, psb_world_solver_report(world));
+        int blown = 0;
+        if (model) {
+            psb_model_step(model);
+            psb_sim_solver_add(&solver, psb_model_solver_report(model));
+        } else {
+            blown = psb_world_step(world);
+            psb_sim_solver_add(&solver, psb_world_solver_report(world));
+        }
         if (blown > 0) {
             progress_clear(&bar);
             if (events < MAX_REPORTED_EVENTS) {
@@ -502,10 +549,11 @@ int psb_cmd_sim(int argc, char **argv) {
             events++;
         }
         if (csv && (k % sim.csv_every == 0 || k == total)) {
-            psb_sim_state s = psb_sim_measure(world);
-            psb_sim_write_csv_row(csv, psb_world_time(world), &s);
+            psb_sim_state s = measure(world, model);
+            psb_sim_write_csv_row(csv, s.time, &s);
         }
         if (sim.export_obj && (k % sim.export_every == 0 || k == total)) {
+            measure(world, model); // the model's points into the world
             exported = export_frame(&sim, world, &scene, &bar);
         }
         progress_update(&bar, k, total);
@@ -515,7 +563,8 @@ int psb_cmd_sim(int argc, char **argv) {
 
     // A run cut short by a failed export reports nothing: its state is not
     // the one asked for.
-    psb_sim_state final_state = psb_sim_measure(world);
+    psb_sim_state final_state = measure(world, model);
+    psb_model_destroy(model);
     if (exported && sim.summary) {
         psb_sim_print_summary(world, &final_state, &solver);
     } else if (exported) {

@@ -341,6 +341,12 @@ static const psb_option run_table[] = {
      .type = PSB_OPT_FLAG,
      .offset = SIM_FIELD(summary),
      .help = "print the final state as key=value lines"},
+    {.name = "reference",
+     .type = PSB_OPT_FLAG,
+     .offset = SIM_FIELD(reference),
+     .help = "run the model written plainly (src/model) instead of the fast step: the same "
+             "bodies and physics, one point at a time, for checking; it has no shape "
+             "matching, gusts or blow-up guard, and refuses them"},
 };
 
 #define COUNT_OF(table) ((int)(sizeof(table) / sizeof((table)[0])))

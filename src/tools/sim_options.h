@@ -71,6 +71,7 @@ typedef struct psb_sim_options {
     const char *export_obj; ///< folder for one OBJ file per body per exported step, or NULL
     int export_every;       ///< --every: steps between exports (step 0, every N-th, the last)
     bool summary;           ///< key=value output
+    bool reference;         ///< run the plain model (src/model) instead of the fast step
 } psb_sim_options;
 
 /// The defaults: the core's parameters, 5 s, automatic sub-steps, the body

@@ -4,19 +4,67 @@
 #include <math.h>
 #include <stdio.h>
 
-// Several bodies: sums, means over bodies, and the centroid and mean radius
-// over all points, c = (1/N) sum x_i, r = (1/N) sum |x_i - c|.
-static psb_sim_state combine(const psb_world *world, int bodies) {
+// What is measured: the fast step's world, or the plain model's.
+typedef struct source {
+    const psb_world *world; // else model
+    const psb_model *model;
+} source;
+
+static int body_count(source src) {
+    return src.world ? psb_world_body_count(src.world) : psb_model_body_count(src.model);
+}
+static psb_body_state body_state(source src, int b) {
+    return src.world ? psb_body_measure(src.world, b) : psb_model_measure(src.model, b);
+}
+static int point_count(source src, int b) {
+    return src.world ? psb_body_point_count(src.world, b) : psb_model_point_count(src.model, b);
+}
+static const psb_vec3 *positions(source src, int b) {
+    return src.world ? psb_body_positions(src.world, b) : psb_model_positions(src.model, b);
+}
+static double spring_k(source src, int b) {
+    return (src.world ? psb_body_get_params(src.world, b) : psb_model_body_params(src.model, b))
+        ->spring_k;
+}
+
+// One body: its own figures, bit for bit. Several: sums, means over bodies,
+// and the centroid and mean radius over all points, c = (1/N) sum x_i,
+// r = (1/N) sum |x_i - c|.
+static psb_sim_state combine(source src) {
+    const int bodies = body_count(src);
     psb_sim_state out = {.bodies = bodies, .min_y = INFINITY};
+    if (bodies == 1) {
+        const psb_body_state s = body_state(src, 0);
+        return (psb_sim_state){
+            .bodies = 1,
+            .points = point_count(src, 0),
+            .volume = s.volume,
+            .rest_volume = s.rest_volume,
+            .pressure = s.pressure,
+            .gas_nrt = s.gas_nrt,
+            .spring_k = spring_k(src, 0),
+            .mean_radius = s.mean_radius,
+            .centroid = s.centroid,
+            .min_y = s.min_y,
+            .kinetic = s.kinetic,
+            .spring = s.spring,
+            .gas = s.gas,
+            .gravity = s.gravity,
+            .shape = s.shape,
+            .energy = s.energy,
+            .blowups = s.blowups,
+            .pinned = s.pinned,
+        };
+    }
     psb_vec3 sum = {0.0, 0.0, 0.0};
     for (int b = 0; b < bodies; b++) {
-        const psb_body_state s = psb_body_measure(world, b);
-        out.points += psb_body_point_count(world, b);
+        const psb_body_state s = body_state(src, b);
+        out.points += point_count(src, b);
         out.volume += s.volume;
         out.rest_volume += s.rest_volume;
         out.pressure += s.pressure;
         out.gas_nrt += s.gas_nrt;
-        out.spring_k += psb_body_get_params(world, b)->spring_k;
+        out.spring_k += spring_k(src, b);
         out.kinetic += s.kinetic;
         out.spring += s.spring;
         out.gas += s.gas;
@@ -26,8 +74,8 @@ static psb_sim_state combine(const psb_world *world, int bodies) {
         out.blowups += s.blowups;
         out.pinned += s.pinned;
         out.min_y = fmin(out.min_y, s.min_y);
-        const psb_vec3 *x = psb_body_positions(world, b);
-        for (int i = 0; i < psb_body_point_count(world, b); i++) {
+        const psb_vec3 *x = positions(src, b);
+        for (int i = 0; i < point_count(src, b); i++) {
             sum.x += x[i].x;
             sum.y += x[i].y;
             sum.z += x[i].z;
@@ -44,8 +92,8 @@ static psb_sim_state combine(const psb_world *world, int bodies) {
     out.centroid = (psb_vec3){sum.x / n, sum.y / n, sum.z / n};
     double distance = 0.0;
     for (int b = 0; b < bodies; b++) {
-        const psb_vec3 *x = psb_body_positions(world, b);
-        for (int i = 0; i < psb_body_point_count(world, b); i++) {
+        const psb_vec3 *x = positions(src, b);
+        for (int i = 0; i < point_count(src, b); i++) {
             const double dx = x[i].x - out.centroid.x;
             const double dy = x[i].y - out.centroid.y;
             const double dz = x[i].z - out.centroid.z;
@@ -57,32 +105,17 @@ static psb_sim_state combine(const psb_world *world, int bodies) {
 }
 
 psb_sim_state psb_sim_measure(const psb_world *world) {
-    const int bodies = psb_world_body_count(world);
-    if (bodies != 1) {
-        return combine(world, bodies);
-    }
-    // One body: its own figures, bit for bit.
-    const psb_body_state s = psb_body_measure(world, 0);
-    return (psb_sim_state){
-        .bodies = 1,
-        .points = psb_body_point_count(world, 0),
-        .volume = s.volume,
-        .rest_volume = s.rest_volume,
-        .pressure = s.pressure,
-        .gas_nrt = s.gas_nrt,
-        .spring_k = psb_body_get_params(world, 0)->spring_k,
-        .mean_radius = s.mean_radius,
-        .centroid = s.centroid,
-        .min_y = s.min_y,
-        .kinetic = s.kinetic,
-        .spring = s.spring,
-        .gas = s.gas,
-        .gravity = s.gravity,
-        .shape = s.shape,
-        .energy = s.energy,
-        .blowups = s.blowups,
-        .pinned = s.pinned,
-    };
+    psb_sim_state out = combine((source){world, NULL});
+    out.time = psb_world_time(world);
+    out.steps = psb_world_step_count(world);
+    return out;
+}
+
+psb_sim_state psb_sim_measure_model(const psb_model *model) {
+    psb_sim_state out = combine((source){NULL, model});
+    out.time = psb_model_time(model);
+    out.steps = psb_model_step_count(model);
+    return out;
 }
 
 void psb_sim_solver_add(psb_sim_solver_stats *stats, psb_solver_report report) {
@@ -116,8 +149,8 @@ void psb_sim_write_csv_row(FILE *csv, double t, const psb_sim_state *s) {
 
 void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s,
                            const psb_sim_solver_stats *solver) {
-    printf("time=%.9g\n", psb_world_time(world));
-    printf("steps=%ld\n", psb_world_step_count(world));
+    printf("time=%.9g\n", s->time);
+    printf("steps=%ld\n", s->steps);
     printf("points=%d\n", s->points);
     printf("volume=%.9g\n", s->volume);
     printf("pressure=%.9g\n", s->pressure);
@@ -186,8 +219,7 @@ void psb_sim_print_report(const psb_world *world, const char *what, bool substep
     } else {
         printf("no floor\n");
     }
-    printf("  ran %ld steps, %g s simulated, in %.3g s\n", psb_world_step_count(world),
-           psb_world_time(world), wall_seconds);
+    printf("  ran %ld steps, %g s simulated, in %.3g s\n", s->steps, s->time, wall_seconds);
     if (psb_integrator_is_implicit(p->integrator)) {
         printf("  solver       Newton %.3g a step (max %d), CG %.4g a step (max %d)\n",
                per_step(solver, solver->newton), solver->newton_max,

@@ -4,6 +4,7 @@
 #define PSB_SIM_OUTPUT_H
 
 #include "psb.h"
+#include "psb_model.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +14,8 @@
 /// summed, pressure and nRT averaged over the bodies, and the centroid and
 /// mean radius taken over all points at once.
 typedef struct psb_sim_state {
+    double time;        ///< simulated time, s
+    long steps;         ///< world steps taken
     int bodies;         ///< bodies in the world
     int points;         ///< points of all bodies
     double volume;      ///< sum of the volumes, m³ (2D: m²)
@@ -35,6 +38,9 @@ typedef struct psb_sim_state {
 
 /// Measures every body of the world and combines them as described above.
 psb_sim_state psb_sim_measure(const psb_world *world);
+
+/// The same for the plain model's bodies (`psb sim --reference`).
+psb_sim_state psb_sim_measure_model(const psb_model *model);
 
 /// What the implicit solver did over a run, gathered one world step at a
 /// time from psb_world_solver_report (so each step's counts are summed over
