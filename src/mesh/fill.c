@@ -5,6 +5,7 @@
 #include "fill.h"
 
 #include "border_loops.h"
+#include "mesh_internal.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -81,26 +81,6 @@ static inline size_t table_size(size_t n) {
     return size;
 }
 
-/// Union-find root with path halving. The root is always the smallest index
-/// of its set (see unite_min), so "the first point" represents a welded group.
-static inline int find_root(int *parent, int x) {
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
-}
-
-/// Joins the sets of a and b; the smaller root becomes the root of both.
-static inline void unite_min(int *parent, int a, int b) {
-    a = find_root(parent, a);
-    b = find_root(parent, b);
-    if (a < b) {
-        parent[b] = a;
-    } else if (b < a) {
-        parent[a] = b;
-    }
-}
 
 /// True if triangle t walks from u to v.
 static inline bool walks(const int *t, int u, int v) {

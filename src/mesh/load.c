@@ -10,15 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Union-find root with path halving.
-static int find_root(int *parent, int x) {
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
-}
-
 static void free_parts(psb_mesh *parts, int count) {
     for (int i = 0; parts && i < count; i++) {
         psb_mesh_free(&parts[i]);
@@ -80,10 +71,7 @@ psb_status psb_mesh_split(const psb_mesh *mesh, psb_mesh **parts, int *count, ps
         part_of[v] = -1;
     }
     for (int i = 0; i < 3 * m; i++) {
-        int a = find_root(parent, tris[i]), b = find_root(parent, tris[i - i % 3]);
-        if (a != b) {
-            parent[a < b ? b : a] = a < b ? a : b;
-        }
+        unite_min(parent, tris[i], tris[i - i % 3]);
     }
     int k = 0;
     for (int f = 0; f < m; f++) {

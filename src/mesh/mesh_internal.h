@@ -9,22 +9,25 @@
 /// problem returns PSB_ERR_INVALID with a message that starts with fn.
 psb_status psb_mesh_check_arrays(const psb_mesh *mesh, const char *fn, psb_error *err);
 
-/// Union-find over 0..n-1 (parent[i] = i to start): the root of i's set,
-/// halving the path on the way.
-static inline int mesh_set_find(int *parent, int i) {
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
+/// Union-find root with path halving. The root is always the smallest index
+/// of its set (see unite_min), so "the first point" represents a welded group
+/// (repair.c), "the first face" a piece of surface (pinch.c).
+static inline int find_root(int *parent, int x) {
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
     }
-    return i;
+    return x;
 }
 
-/// Joins the sets of a and b under the smaller root.
-static inline void mesh_set_join(int *parent, int a, int b) {
-    a = mesh_set_find(parent, a);
-    b = mesh_set_find(parent, b);
-    if (a != b) {
-        parent[a < b ? b : a] = a < b ? a : b;
+/// Joins the sets of a and b; the smaller root becomes the root of both.
+static inline void unite_min(int *parent, int a, int b) {
+    a = find_root(parent, a);
+    b = find_root(parent, b);
+    if (a < b) {
+        parent[b] = a;
+    } else if (b < a) {
+        parent[a] = b;
     }
 }
 

@@ -87,8 +87,8 @@ bool mesh_find_pinches(const psb_mesh *mesh, bool closed, int *pinched, int *gen
         const int n = edges_around(tris, start, list, v, around);
         for (int i = 1; i < n; i++) {
             if (around[i].other == around[i - 1].other && around[i].other != v) {
-                mesh_set_join(fan, around[i].corner, around[i - 1].corner);
-                mesh_set_join(face, around[i].corner / 3, around[i - 1].corner / 3);
+                unite_min(fan, around[i].corner, around[i - 1].corner);
+                unite_min(face, around[i].corner / 3, around[i - 1].corner / 3);
             }
         }
     }
@@ -96,11 +96,11 @@ bool mesh_find_pinches(const psb_mesh *mesh, bool closed, int *pinched, int *gen
         for (int v = 0; v < nv; v++) {
             int fans = 0;
             for (int k = start[v]; k < start[v + 1]; k++) {
-                const int root = mesh_set_find(fan, list[k]);
+                const int root = find_root(fan, list[k]);
                 if (stamp[root] != v) {
                     stamp[root] = v;
                     fans++;
-                    counts[3 * mesh_set_find(face, list[k] / 3)]++; // one vertex per fan
+                    counts[3 * find_root(face, list[k] / 3)]++; // one vertex per fan
                 }
             }
             *pinched += fans > 1;
@@ -110,17 +110,17 @@ bool mesh_find_pinches(const psb_mesh *mesh, bool closed, int *pinched, int *gen
             const int n = edges_around(tris, start, list, v, around);
             for (int i = 0; i < n; i++) {
                 if (around[i].other > v && (i == 0 || around[i].other != around[i - 1].other)) {
-                    counts[3 * mesh_set_find(face, around[i].corner / 3) + 1]++;
+                    counts[3 * find_root(face, around[i].corner / 3) + 1]++;
                 }
             }
         }
         for (int f = 0; f < nf; f++) {
-            counts[3 * mesh_set_find(face, f) + 2]++;
+            counts[3 * find_root(face, f) + 2]++;
         }
         // genus = sum over the pieces of (2 - chi) / 2, chi = V - E + F even and <= 2.
         int genus = 0;
         for (int f = 0; closed && f < nf && genus >= 0; f++) {
-            if (mesh_set_find(face, f) != f) {
+            if (find_root(face, f) != f) {
                 continue;
             }
             const long long chi = (long long)counts[3 * f] - counts[3 * f + 1] + counts[3 * f + 2];

@@ -60,8 +60,8 @@ static void free_all(void *a, void *b, void *c, void *d, void *e) {
 
 // Union by size.
 static void unite(int *parent, int *size, int a, int b) {
-    a = mesh_set_find(parent, a);
-    b = mesh_set_find(parent, b);
+    a = find_root(parent, a);
+    b = find_root(parent, b);
     if (a == b) {
         return;
     }
@@ -184,7 +184,7 @@ psb_status psb_border_loops_find(int vcount, const int *from, const int *to, int
         }
     }
     for (int l = 0; l < loops; l++) {
-        int root = mesh_set_find(first, from[out->order[out->start[l]]]);
+        int root = find_root(first, from[out->order[out->start[l]]]);
         if (!out->closed[l] && mark[root] < 0) {
             mark[root] = 0;
             out->holes++;
@@ -336,7 +336,7 @@ psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error 
             continue;
         }
         used++;
-        int root = mesh_set_find(parent, v);
+        int root = find_root(parent, v);
         if (aux[root] < 0) {
             aux[root] = components++;
         }
@@ -344,11 +344,11 @@ psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error 
     memset(counts, 0, (size_t)components * 3 * sizeof *counts);
     for (int v = 0; v < vcount; v++) {
         if (start[v]) {
-            counts[3 * aux[mesh_set_find(parent, v)]]++;
+            counts[3 * aux[find_root(parent, v)]]++;
         }
     }
     for (int f = 0; f < fcount; f++) {
-        counts[3 * aux[mesh_set_find(parent, tris[3 * f])] + 2]++;
+        counts[3 * aux[find_root(parent, tris[3 * f])] + 2]++;
     }
 
     // File every half-edge under its smaller end: counting sort into start[].
@@ -390,7 +390,7 @@ psb_status psb_mesh_topology(const psb_mesh *mesh, psb_topology *out, psb_error 
             border += uses == 1;
             nonmanifold += uses >= 3;
             conflicts += forward >= 2 || backward >= 2;
-            counts[3 * aux[mesh_set_find(parent, v)] + 1]++;
+            counts[3 * aux[find_root(parent, v)] + 1]++;
             i = j;
         }
     }
