@@ -74,11 +74,13 @@ void app_reset_bodies(app *a) {
     a->blowup[0] = '\0';
 }
 
-// Makes the new scene current: GPU buffers sized for it, the keys' changes
+// Makes the new scene current: GPU buffers sized for it, the controls
 // applied, measures and plots restarted. The old scene is freed.
-// What a scene brings with it (its shape matching, its wind, each body's
-// stiffness) is in force after the change; the keys' gas, stiffness scale,
-// gravity and integrator carry over.
+// What a scene brings with it (its shape matching, its wind) is in force
+// after the change; the controls set by the keys and the panel (gas, ks,
+// kd, mass, gravity and G, restitution, friction, dt, the integrator once
+// chosen) carry over, to every body: a body built with a ks, kd or mass of
+// its own scales it as the material's changed (app_body_value).
 static bool install_scene(app *a, psb_scene *next) {
     if (a->grab.body >= 0) {
         a->grab.body = -1;
@@ -89,8 +91,12 @@ static bool install_scene(app *a, psb_scene *next) {
     psb_scene_destroy(&a->scene);
     a->scene = *next;
     memset(next, 0, sizeof *next);
+    const double sphere_k =
+        a->scene.config.ring_material ? psb_scene_sphere_spring_k(&a->scene.config) : -1.0;
     for (int b = 0; b < a->scene.body_count; b++) {
         const psb_body_params *built = psb_body_get_params(a->scene.world, b);
+        a->ring_matched[b] = psb_body_get_kind(a->scene.world, b) == PSB_SHELL &&
+                             sphere_k > 0.0 && built->spring_k == sphere_k;
         a->built_spring_k[b] = built->spring_k;
         a->built_damping[b] = built->spring_damping;
         a->built_mass[b] = built->mass;

@@ -51,6 +51,12 @@ typedef struct rect {
     float x, y, w, h;
 } rect;
 
+/// Is (x, y) inside r (its left and top edges in, the others out)? Never in
+/// an empty rectangle.
+static inline bool rect_contains(rect r, double x, double y) {
+    return r.w > 0.0f && r.h > 0.0f && x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
+}
+
 /// The HUD strip's parts (layout.c).
 enum {
     HUD_COLUMNS = 3,      ///< frame and time; integrator and forces; material
@@ -121,6 +127,7 @@ typedef struct panel_state {
     char edit[PANEL_EDIT_SIZE]; ///< what is typed
     bool edit_refused;          ///< the last Enter was refused (the field turns red)
     bool edit_fresh;            ///< nothing typed yet: the first character replaces the text
+    bool edit_overflow;         ///< more was typed than edit holds (refused on Enter)
     char note[PANEL_NOTE_SIZE]; ///< the last outcome, shown under the rows
     bool note_bad;              ///< it was a refusal
     int applied;                ///< values set with the panel so far
@@ -246,6 +253,8 @@ typedef struct app {
     psb_vec3 wind;                     ///< the wind B switches on, m/s
     double wind_turbulence;            ///< its gusts, m/s
     double built_spring_k[MAX_BODIES]; ///< N/m, as built: ] and [ scale it
+    bool ring_matched[MAX_BODIES]; ///< a sphere of the ring's material: its ks follows the
+                                   ///< ring's by psb_scene_sphere_spring_k, not in proportion
     double built_damping[MAX_BODIES];  ///< N·s/m, as built
     double built_mass[MAX_BODIES];     ///< kg, as built
     double mean_face_area[MAX_BODIES]; ///< rest shape, m² (2D: mean edge length, m)
@@ -270,6 +279,7 @@ typedef struct app {
     panel_state panel;           ///< what the panel shows and what the mouse does in it
     rect paused_rect;            ///< the PAUSED badge (w = 0: not shown)
     rect help_rect;              ///< the help panel (w = 0: not shown)
+    float help_scale;            ///< its text's scale (smaller than ui_scale where it must be)
     int ui_over_views;           ///< HUD quads and lines drawn over a view this frame (0)
     // Where the bodies were drawn since the scene was last framed, as
     // {x0, y0, x1, y1} in framebuffer pixels (x0 > x1: none yet): the rings
@@ -463,6 +473,8 @@ void control_range_text(const app *a, control c, char *out, size_t size);
 void control_bodies_text(const app *a, control c, char *out, size_t size);
 /// A unit in ASCII for the HUD's font: "m/s^2", "N*s/m".
 void control_ascii(const char *text, char *out, size_t size);
+/// v rounded to `digits` significant digits (v itself if not finite or 0).
+double control_round(double v, int digits);
 
 // panel.c
 /// Shows or hides the parameter panel (the views make room for it).
@@ -477,6 +489,9 @@ void panel_drag(app *a, double fx, double fy);
 /// The button let go after a panel drag; a value clicked without moving
 /// starts the typing.
 void panel_release(app *a);
+/// The panel's drag ends without a release (the focus lost): nothing starts
+/// the typing.
+void panel_cancel_drag(app *a);
 /// A key while typing: true if the panel took it (it takes every key then).
 bool panel_key(app *a, int key, int action);
 /// A character typed (GLFW's char callback, or a script's `type`).
@@ -516,6 +531,22 @@ void input_update_grab(app *a);
 bool input_body_screen_pos(app *a, int body, double *x, double *y);
 /// Screen position (window coordinates) of one point of a body, for scripts.
 bool input_point_screen_pos(app *a, int body, int point, double *x, double *y);
+
+// pick.c
+/// The camera's ray through framebuffer pixel (fx, fy) of the 3D view:
+/// origin o, unit direction d; false if there is none.
+bool pick_ray3d(const app *a, double fx, double fy, double o[3], double d[3]);
+/// The nearest 3D body the ray hits (a shell, or a cloth from either side):
+/// the body, the corner of the hit triangle nearest the hit, the hit point
+/// (m). False when the ray hits nothing, or a static sphere first.
+bool pick_3d(const app *a, const double o[3], const double d[3], int *body, int *point,
+             double hit[3]);
+/// The ring point nearest the 2D world point (x, y) (m), if (x, y) is inside
+/// the ring or near one of its points.
+bool pick_2d(const app *a, double x, double y, int *body, int *point);
+/// Pokes ring b at its point i, against its outward normal there (the
+/// drag becomes DRAG_POKE).
+void pick_poke2d(app *a, int b, int i);
 
 // poke.c
 /// Presses a finger into body b at `at` (m) along dir (unit, into the body).

@@ -153,6 +153,14 @@ static double body_value(const app *a, control c, int b, double v) {
     case CONTROL_GAS:
         return a->scene.bodies[b].gas_nrt * v;
     case CONTROL_KS:
+        if (a->ring_matched[b]) {
+            // A sphere of the ring's material: the stiffness at which the
+            // medium gas stretches it as much as the ring of stiffness v.
+            psb_scene_config ring = a->scene.config;
+            ring.params.body.spring_k = v;
+            const double k = psb_scene_sphere_spring_k(&ring);
+            return k >= 0.0 ? k : app_body_value(a->built_spring_k[b], material(a)->spring_k, v);
+        }
         return app_body_value(a->built_spring_k[b], material(a)->spring_k, v);
     case CONTROL_KD:
         return app_body_value(a->built_damping[b], material(a)->spring_damping, v);
@@ -236,8 +244,7 @@ void control_ascii(const char *text, char *out, size_t size) {
     }
 }
 
-// v to `digits` significant digits (the panel's display; slider values).
-static double round_digits(double v, int digits) {
+double control_round(double v, int digits) {
     if (v == 0.0 || !isfinite(v)) {
         return v;
     }
@@ -248,7 +255,7 @@ static double round_digits(double v, int digits) {
 
 // A number short, as the core's messages write it: "1e12", "0.01667".
 static void number(double v, char *out, size_t size) {
-    psb_param_format(round_digits(v, 4), out, size);
+    psb_param_format(control_round(v, 4), out, size);
 }
 
 void control_format(const app *a, control c, double v, char *out, size_t size) {

@@ -1,5 +1,5 @@
 // Mouse and keyboard: orbit, pan, zoom; grab, drag, poke and pin bodies in
-// both views (ray-triangle picking in 3D, the nearest ring point in 2D); keys.
+// both views (what is under the cursor: pick.c); the keys.
 #include "app.h"
 #include "psb_export.h"
 
@@ -8,189 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-// A 2D press this close to the ring's outline (or inside it) grabs it, px.
-#define PICK_2D_PX 24.0
-
 static app *app_of(GLFWwindow *window) {
     return glfwGetWindowUserPointer(window);
-}
-
-static bool inside(rect r, double x, double y) {
-    return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
 }
 
 // Window coordinates to framebuffer pixels.
 static void to_fb(const app *a, double x, double y, double *fx, double *fy) {
     *fx = a->win_w > 0 ? x * a->fb_w / a->win_w : x;
     *fy = a->win_h > 0 ? y * a->fb_h / a->win_h : y;
-}
-
-static float aspect3d(const app *a) {
-    return a->view3d.h > 0 ? a->view3d.w / a->view3d.h : 1.0f;
-}
-
-// The camera ray through framebuffer pixel (fx, fy) of the 3D view.
-static bool ray3d(const app *a, double fx, double fy, double o[3], double d[3]) {
-    const rect r = a->view3d;
-    const float nx = (float)(2.0 * (fx - r.x) / r.w - 1.0);
-    const float ny = (float)(1.0 - 2.0 * (fy - r.y) / r.h);
-    return camera_ray(&a->cam, aspect3d(a), nx, ny, o, d);
-}
-
-// Moller-Trumbore: distance along the ray to triangle (p0, p1, p2), or -1;
-// barycentric weights of p1 and p2 in *u, *v.
-static double ray_triangle(const double o[3], const double d[3], psb_vec3 p0, psb_vec3 p1,
-                           psb_vec3 p2, double *u, double *v) {
-    const double e1[3] = {p1.x - p0.x, p1.y - p0.y, p1.z - p0.z};
-    const double e2[3] = {p2.x - p0.x, p2.y - p0.y, p2.z - p0.z};
-    const double p[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2],
-                         d[0] * e2[1] - d[1] * e2[0]};
-    const double det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
-    if (fabs(det) < 1e-14) {
-        return -1.0;
-    }
-    const double inv = 1.0 / det;
-    const double s[3] = {o[0] - p0.x, o[1] - p0.y, o[2] - p0.z};
-    *u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) * inv;
-    if (*u < 0.0 || *u > 1.0) {
-        return -1.0;
-    }
-    const double q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2],
-                         s[0] * e1[1] - s[1] * e1[0]};
-    *v = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) * inv;
-    if (*v < 0.0 || *u + *v > 1.0) {
-        return -1.0;
-    }
-    return (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) * inv;
-}
-
-// Does the ray pass within the body's bounding sphere (centroid, largest
-// distance of a point from it)?
-static bool ray_near_body(const app *a, int b, const double o[3], const double d[3]) {
-    const psb_vec3 *x = psb_body_positions(a->scene.world, b);
-    const int n = psb_body_point_count(a->scene.world, b);
-    const psb_vec3 c = a->state[b].centroid;
-    double r2 = 0.0;
-    for (int i = 0; i < n; i++) {
-        const double dx = x[i].x - c.x, dy = x[i].y - c.y, dz = x[i].z - c.z;
-        r2 = fmax(r2, dx * dx + dy * dy + dz * dz);
-    }
-    const double w[3] = {c.x - o[0], c.y - o[1], c.z - o[2]};
-    const double t = w[0] * d[0] + w[1] * d[1] + w[2] * d[2];
-    const double dist2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2] - t * t;
-    return dist2 <= r2 * 1.0001;
-}
-
-// Distance along the ray (unit d) to the static sphere (c, r), or -1 if missed.
-static double ray_sphere(const double o[3], const double d[3], psb_vec3 c, double r) {
-    const double w[3] = {o[0] - c.x, o[1] - c.y, o[2] - c.z};
-    // |o + t d - c|^2 = r^2: t^2 + 2 b t + k = 0 with b = w . d, k = |w|^2 - r^2.
-    const double b = w[0] * d[0] + w[1] * d[1] + w[2] * d[2];
-    const double k = w[0] * w[0] + w[1] * w[1] + w[2] * w[2] - r * r;
-    const double disc = b * b - k;
-    if (disc < 0.0) {
-        return -1.0;
-    }
-    const double t = -b - sqrt(disc);
-    return t > 0.0 ? t : -1.0;
-}
-
-// The nearest 3D body under the cursor (a shell, or a cloth from either
-// side): body, the triangle corner nearest the hit, and the hit point. False
-// when the ray hits nothing, or a static sphere first.
-static bool pick3d(const app *a, const double o[3], const double d[3], int *body, int *point,
-                   double hit[3]) {
-    const psb_world *w = a->scene.world;
-    double best = INFINITY;
-    *body = -1;
-    for (int b = 0; b < a->scene.body_count; b++) {
-        if (a->vertex_base[b] < 0 || !ray_near_body(a, b, o, d)) {
-            continue;
-        }
-        int tri_count = 0;
-        const int *tris = psb_body_triangles(w, b, &tri_count);
-        const psb_vec3 *x = psb_body_positions(w, b);
-        for (int t = 0; t < tri_count; t++) {
-            const int *c = tris + 3 * t;
-            double u = 0.0, v = 0.0;
-            const double dist = ray_triangle(o, d, x[c[0]], x[c[1]], x[c[2]], &u, &v);
-            if (dist > 0.0 && dist < best) {
-                best = dist;
-                *body = b;
-                const double w0 = 1.0 - u - v;
-                *point = w0 >= u && w0 >= v ? c[0] : u >= v ? c[1] : c[2];
-            }
-        }
-    }
-    for (int k = 0; k < psb_world_sphere_count(w) && *body >= 0; k++) {
-        psb_vec3 c;
-        double r;
-        psb_world_sphere(w, k, &c, &r);
-        const double dist = ray_sphere(o, d, c, r);
-        if (dist > 0.0 && dist < best) {
-            *body = -1;
-        }
-    }
-    if (*body < 0) {
-        return false;
-    }
-    for (int i = 0; i < 3; i++) {
-        hit[i] = o[i] + best * d[i];
-    }
-    return true;
-}
-
-// Is (x, y) inside ring b (even-odd rule)?
-static bool inside_ring(const psb_vec3 *p, int n, double x, double y) {
-    bool in = false;
-    for (int i = 0, j = n - 1; i < n; j = i++) {
-        if ((p[i].y > y) != (p[j].y > y) &&
-            x < (p[j].x - p[i].x) * (y - p[i].y) / (p[j].y - p[i].y) + p[i].x) {
-            in = !in;
-        }
-    }
-    return in;
-}
-
-// The ring point nearest to the 2D world point (x, y), if the point is
-// inside the ring or within PICK_2D_PX of one of its points.
-static bool pick2d(const app *a, double x, double y, int *body, int *point) {
-    double best = INFINITY;
-    *body = -1;
-    const double reach = PICK_2D_PX * a->ui_scale / a->view2d_scale;
-    for (int b = 0; b < a->scene.body_count; b++) {
-        if (psb_body_get_kind(a->scene.world, b) != PSB_RING) {
-            continue;
-        }
-        const psb_vec3 *p = psb_body_positions(a->scene.world, b);
-        const int n = psb_body_point_count(a->scene.world, b);
-        const bool in = inside_ring(p, n, x, y);
-        for (int i = 0; i < n; i++) {
-            const double d = hypot(p[i].x - x, p[i].y - y);
-            if ((in || d <= reach) && d < best) {
-                best = d;
-                *body = b;
-                *point = i;
-            }
-        }
-    }
-    return *body >= 0;
-}
-
-// Poke into the ring at point i: against its outward normal there.
-static void poke2d(app *a, int b, int i) {
-    const psb_vec3 *p = psb_body_positions(a->scene.world, b);
-    const int n = psb_body_point_count(a->scene.world, b);
-    const psb_vec3 prev = p[(i + n - 1) % n], next = p[(i + 1) % n];
-    // Counter-clockwise ring: the outward normal of the chord prev -> next is (dy, -dx).
-    double nx = next.y - prev.y, ny = -(next.x - prev.x);
-    const double len = hypot(nx, ny);
-    if (!(len > 0.0)) {
-        return;
-    }
-    const double centre[3] = {p[i].x, p[i].y, 0.0}, dir[3] = {-nx / len, -ny / len, 0.0};
-    poke_start(a, b, centre, dir);
-    a->drag = DRAG_POKE;
 }
 
 static void start_grab(app *a, int b, int point, bool in_2d, const double hit[3]) {
@@ -270,7 +95,7 @@ void input_update_grab(app *a) {
         target.z = 0.0;
     } else {
         double o[3], d[3];
-        if (!ray3d(a, fx, fy, o, d)) {
+        if (!pick_ray3d(a, fx, fy, o, d)) {
             return;
         }
         const double *n = g->plane_n;
@@ -310,10 +135,19 @@ static void end_drag(app *a) {
     a->drag = DRAG_NONE;
 }
 
+// The drag ends without its button's release (the focus lost, the help
+// shown): as a release does, but a value pressed is not opened for typing.
+static void drop_drag(app *a) {
+    if (a->drag == DRAG_PANEL) {
+        panel_cancel_drag(a);
+    }
+    end_drag(a);
+}
+
 static void press3d(app *a, int button, int mods, double fx, double fy) {
     double o[3], d[3], hit[3];
     int body = -1, point = -1;
-    const bool hit_body = ray3d(a, fx, fy, o, d) && pick3d(a, o, d, &body, &point, hit);
+    const bool hit_body = pick_ray3d(a, fx, fy, o, d) && pick_3d(a, o, d, &body, &point, hit);
     const bool poke_mode = button == GLFW_MOUSE_BUTTON_RIGHT ||
                            (button == GLFW_MOUSE_BUTTON_LEFT && (mods & GLFW_MOD_SHIFT));
     if (hit_body && poke_mode) {
@@ -332,11 +166,11 @@ static void press2d(app *a, int button, int mods, double fx, double fy) {
     double wx, wy;
     layout_fb_to_2d(a, fx, fy, &wx, &wy);
     int body = -1, point = -1;
-    if (!pick2d(a, wx, wy, &body, &point)) {
+    if (!pick_2d(a, wx, wy, &body, &point)) {
         return;
     }
     if (button == GLFW_MOUSE_BUTTON_RIGHT || (mods & GLFW_MOD_SHIFT)) {
-        poke2d(a, body, point);
+        pick_poke2d(a, body, point);
     } else if (button == GLFW_MOUSE_BUTTON_LEFT) {
         const double at[3] = {wx, wy, 0.0};
         start_grab(a, body, point, true, at);
@@ -354,15 +188,21 @@ void input_button(app *a, int button, int action, int mods) {
     if (action != GLFW_PRESS || a->drag != DRAG_NONE) {
         return;
     }
+    if (a->help) {
+        // The help is opaque: what it hides is not picked, grabbed, poked,
+        // orbited or set. A press closes it and does nothing else.
+        a->help = false;
+        return;
+    }
     double fx, fy;
     to_fb(a, a->cursor_x, a->cursor_y, &fx, &fy);
     a->drag_button = button;
     if (panel_press(a, button, fx, fy)) {
         return; // over the parameter panel: nothing is picked, grabbed or orbited
     }
-    if (inside(a->view3d, fx, fy)) {
+    if (rect_contains(a->view3d, fx, fy)) {
         press3d(a, button, mods, fx, fy);
-    } else if (inside(a->view2d, fx, fy)) {
+    } else if (rect_contains(a->view2d, fx, fy)) {
         press2d(a, button, mods, fx, fy);
     }
 }
@@ -397,12 +237,15 @@ void input_cursor(app *a, double x, double y) {
 
 void input_scroll(app *a, double dx, double dy) {
     (void)dx;
+    if (a->help) {
+        return; // over the opaque help: nothing zooms unseen
+    }
     double fx, fy;
     to_fb(a, a->cursor_x, a->cursor_y, &fx, &fy);
-    if (inside(a->view2d, fx, fy)) {
+    if (rect_contains(a->view2d, fx, fy)) {
         a->view2d_zoom =
             fminf(fmaxf(a->view2d_zoom * powf(CAMERA_ZOOM_STEP, (float)dy), 0.25f), 6.0f);
-    } else if (inside(a->view3d, fx, fy)) {
+    } else if (rect_contains(a->view3d, fx, fy)) {
         camera_zoom(&a->cam, (float)dy);
     }
 }
@@ -472,14 +315,14 @@ static bool repeat_key(app *a, int key) {
 static bool point_under_cursor(app *a, int *body, int *point) {
     double fx, fy;
     to_fb(a, a->cursor_x, a->cursor_y, &fx, &fy);
-    if (inside(a->view3d, fx, fy)) {
+    if (rect_contains(a->view3d, fx, fy)) {
         double o[3], d[3], hit[3];
-        return ray3d(a, fx, fy, o, d) && pick3d(a, o, d, body, point, hit);
+        return pick_ray3d(a, fx, fy, o, d) && pick_3d(a, o, d, body, point, hit);
     }
-    if (inside(a->view2d, fx, fy)) {
+    if (rect_contains(a->view2d, fx, fy)) {
         double wx, wy;
         layout_fb_to_2d(a, fx, fy, &wx, &wy);
-        return pick2d(a, wx, wy, body, point);
+        return pick_2d(a, wx, wy, body, point);
     }
     return false;
 }
@@ -501,8 +344,8 @@ static bool pin_under_cursor(app *a, int *body, int *point) {
                 !input_point_screen_pos(a, b, i, &x, &y)) {
                 continue;
             }
-            const double d2 = (x - a->cursor_x) * (x - a->cursor_x) +
-                              (y - a->cursor_y) * (y - a->cursor_y);
+            const double d2 =
+                (x - a->cursor_x) * (x - a->cursor_x) + (y - a->cursor_y) * (y - a->cursor_y);
             if (d2 <= best) {
                 best = d2;
                 *body = b;
@@ -674,6 +517,9 @@ void input_key(app *a, int key, int action, int mods) {
     case GLFW_KEY_H:
     case GLFW_KEY_F1:
         a->help = !a->help;
+        if (a->help) {
+            drop_drag(a); // nothing goes on being dragged under the help
+        }
         break;
     case GLFW_KEY_O:
     case GLFW_KEY_F2:
@@ -724,7 +570,8 @@ static bool screen_pos(app *a, bool in_2d, psb_vec3 p, double *x, double *y) {
     } else {
         const float q[3] = {(float)p.x, (float)p.y, (float)p.z};
         float nx, ny;
-        if (!camera_project(&a->cam, aspect3d(a), q, &nx, &ny)) {
+        if (!camera_project(&a->cam, a->view3d.h > 0.0f ? a->view3d.w / a->view3d.h : 1.0f, q, &nx,
+                            &ny)) {
             return false;
         }
         fx = a->view3d.x + 0.5 * (nx + 1.0) * a->view3d.w;
@@ -754,9 +601,15 @@ bool input_point_screen_pos(app *a, int body, int point, double *x, double *y) {
 
 static void on_cursor(GLFWwindow *window, double x, double y) {
     app *a = app_of(window);
-    if (!a->script_owns_input) {
-        input_cursor(a, x, y);
+    if (a->script_owns_input) {
+        return;
     }
+    // A release the window never saw (taken by another window, say) would
+    // leave the drag going with the button up: end it here.
+    if (a->drag != DRAG_NONE && glfwGetMouseButton(window, a->drag_button) == GLFW_RELEASE) {
+        drop_drag(a);
+    }
+    input_cursor(a, x, y);
 }
 
 static void on_button(GLFWwindow *window, int button, int action, int mods) {
@@ -792,6 +645,14 @@ static void on_drop(GLFWwindow *window, int count, const char **paths) {
     input_drop(app_of(window), count, paths);
 }
 
+// Focus lost: the button's release may go elsewhere, so the drag ends now.
+static void on_focus(GLFWwindow *window, int focused) {
+    app *a = app_of(window);
+    if (!focused && !a->script_owns_input) {
+        drop_drag(a);
+    }
+}
+
 void input_install(app *a) {
     glfwSetCursorPosCallback(a->window, on_cursor);
     glfwSetMouseButtonCallback(a->window, on_button);
@@ -799,4 +660,5 @@ void input_install(app *a) {
     glfwSetKeyCallback(a->window, on_key);
     glfwSetCharCallback(a->window, on_char);
     glfwSetDropCallback(a->window, on_drop);
+    glfwSetWindowFocusCallback(a->window, on_focus);
 }

@@ -208,12 +208,13 @@ void output_report(const app *a, FILE *out) {
     fprintf(out, "\ntable=%.0f,%.0f,%.0f,%.0f\nlegend_rect=%.0f,%.0f,%.0f,%.0f\n", t->x, t->y, t->w,
             t->h, t->x, t->y, t->w, t->h);
     // What the HUD drew over a view (none), the PAUSED badge and the help
-    // panel (w = 0: not shown), the text scale.
+    // panel (w = 0: not shown) with its text's scale, the HUD's text scale.
     fprintf(out, "ui_over_views=%d\nui_scale=%g\nline_h=%g\n", a->ui_over_views, a->ui_scale,
             a->line_h);
     const rect *pr = &a->paused_rect, *hr = &a->help_rect;
     fprintf(out, "paused_rect=%.0f,%.0f,%.0f,%.0f\nhelp_rect=%.0f,%.0f,%.0f,%.0f\n", pr->x, pr->y,
             pr->w, pr->h, hr->x, hr->y, hr->w, hr->h);
+    fprintf(out, "help_scale=%g\n", hr->w > 0.0f ? a->help_scale : 0.0f);
     // Where the bodies were drawn since the scene was framed, framebuffer
     // pixels x0,y0,x1,y1: the rings in the 2D view, the rest in the 3D view.
     const float *s2 = a->seen2d, *s3 = a->seen3d;

@@ -9,8 +9,9 @@
 // A press on a slider sets the value under the cursor and follows the
 // drag (log or linear, as the core's table says); a drag on a value field
 // changes it at the slider's rate, past the slider's span too; a click on
-// a field types a value (Enter applies, Esc cancels; a value out of range
-// is refused and the range shown). "reset" puts a row back to its
+// a field types a value (Enter applies, Esc cancels, and so does Enter
+// with nothing typed; a value out of range, or too long to keep, is
+// refused and the range shown). "reset" puts a row back to its
 // default, "reset all" every row. Where the column is short the rows lose
 // their sliders (one line each: the fields still drag and type).
 #include "app.h"
@@ -27,7 +28,8 @@
 #define HEADING_LINES   1.5f  // the heading, with the room under it
 #define ROW_LINES       1.9f  // a row with its slider
 #define SHORT_ROW_LINES 1.1f
-#define NOTE_MIN_LINES  1.0f // the note under the rows needs this much room at least
+#define NOTE_MIN_LINES  1.0f  // the note under the rows needs this much room at least
+#define FIELD_TOP       0.15f // a field (and its row's band) starts this far above the row's text
 // A value drag moves this far, framebuffer pixels, before it counts as one.
 #define DRAG_SLOP 3.0
 // Values from the slider or a drag keep this many significant digits.
@@ -84,7 +86,20 @@ static float track_end(const geometry *g) {
     return g->x1 - RESET_CELLS * g->cw;
 }
 
-// Part `part` of row `row` (w = 0: not shown).
+// Row `row`'s band, the panel's width: from its field's top to the next
+// row's. The row's parts lie inside it, so no two rows' parts overlap; the
+// cursor in it is on the row (hover and highlight alike).
+static rect row_band(const app *a, const geometry *g, int row) {
+    const float y = g->rows_y + (float)row * g->row_h;
+    return (rect){a->panel_rect.x, y - FIELD_TOP * g->lh, a->panel_rect.w, g->row_h};
+}
+
+// Part `part` of row `row` (w = 0: not shown):
+//
+//   band top     +----------------------------------------------+ y - FIELD_TOP lh
+//                | label                      [ value field  ] | y + (1 - FIELD_TOP) lh
+//                | [ slider's line .......... ]        [reset] |
+//   band bottom  +----------------------------------------------+ next row's field
 static rect part_rect(const app *a, const geometry *g, int row, panel_part part) {
     const rect none = {0.0f, 0.0f, 0.0f, 0.0f};
     if (a->panel_rect.w <= 0.0f) {
@@ -97,42 +112,42 @@ static rect part_rect(const app *a, const geometry *g, int row, panel_part part)
     if (row < 0 || row >= g->rows) {
         return none;
     }
-    const float y = g->rows_y + (float)row * g->row_h;
+    const rect band = row_band(a, g, row);
+    const float under = band.y + g->lh, bottom = band.y + band.h; // the field's bottom, the band's
     switch (part) {
     case PART_VALUE:
-        return (rect){g->x1 - FIELD_CELLS * g->cw, y - 0.15f * g->lh, FIELD_CELLS * g->cw, g->lh};
+        return (rect){g->x1 - FIELD_CELLS * g->cw, band.y, FIELD_CELLS * g->cw, g->lh};
     case PART_SLIDER:
         // The whole line under the field, so that the thin track is easy to hit.
-        return g->sliders ? (rect){g->x0, y + g->lh, track_end(g) - g->x0, 0.9f * g->lh} : none;
+        return g->sliders ? (rect){g->x0, under, track_end(g) - g->x0, bottom - under} : none;
     case PART_RESET: {
-        const float w = (RESET_CELLS - 1.0f) * g->cw;
-        return g->sliders ? (rect){g->x1 - w, y + g->lh, w, 0.9f * g->lh} : none;
+        // Only where it is drawn: beside a changed value, clear of the fields
+        // above and below.
+        const float w = (RESET_CELLS - 1.0f) * g->cw, gap = 0.1f * g->lh;
+        const bool changed = control_value(a, (control)row) != control_default(a, (control)row);
+        return g->sliders && changed
+                   ? (rect){g->x1 - w, under + gap, w, bottom - under - 2.0f * gap}
+                   : none;
     }
     default:
         return none;
     }
 }
 
-static bool inside(rect r, double x, double y) {
-    return r.w > 0.0f && x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
-}
-
 // The part under framebuffer pixel (fx, fy), and its row.
 static panel_part hit(const app *a, const geometry *g, double fx, double fy, int *row) {
     *row = -1;
-    if (inside(part_rect(a, g, -1, PART_RESET_ALL), fx, fy)) {
+    if (rect_contains(part_rect(a, g, -1, PART_RESET_ALL), fx, fy)) {
         return PART_RESET_ALL;
     }
     for (int r = 0; r < g->rows; r++) {
         for (panel_part p = PART_VALUE; p <= PART_RESET; p++) {
-            if (inside(part_rect(a, g, r, p), fx, fy)) {
+            if (rect_contains(part_rect(a, g, r, p), fx, fy)) {
                 *row = r;
                 return p;
             }
         }
-        const float y = g->rows_y + (float)r * g->row_h;
-        if (fy >= y - 0.15f * g->lh && fy < y - 0.15f * g->lh + g->row_h &&
-            inside(a->panel_rect, fx, fy)) {
+        if (rect_contains(row_band(a, g, r), fx, fy)) {
             *row = r; // on the row, between its parts
         }
     }
@@ -168,19 +183,13 @@ static double slider_value(const app *a, control c, double t) {
     return lo + t * (hi - lo);
 }
 
-// v to DRAG_DIGITS significant digits: a drag gives 1.23e3, not 1234.567.
-static double tidy(double v) {
-    if (v == 0.0 || !isfinite(v)) {
-        return v;
-    }
-    const double scale = pow(10.0, DRAG_DIGITS - 1 - floor(log10(fabs(v))));
-    const double r = round(v * scale) / scale;
-    return isfinite(r) ? r : v;
-}
-
-// Sets control c to v from a drag: silently nothing if v is not allowed
+// Sets control c to v from a drag, to DRAG_DIGITS significant digits (a
+// drag gives 1.23e3, not 1234.567): silently nothing if v is not allowed
 // (the drag stops at the last value that was).
 static void drag_to(app *a, control c, double v) {
+    if (control_param(c)->type != PSB_PARAM_CHOICE) {
+        v = control_round(v, DRAG_DIGITS);
+    }
     char why[MESSAGE_SIZE];
     if (v != control_value(a, c) && control_check(a, c, v, why, sizeof why)) {
         control_set(a, c, v, why, sizeof why);
@@ -194,12 +203,20 @@ static void edit_stop(app *a) {
     a->panel.edit_row = -1;
     a->panel.edit[0] = '\0';
     a->panel.edit_refused = false;
+    a->panel.edit_overflow = false;
+}
+
+// Esc, or Enter with nothing to apply: the typing ends, the value as it was.
+static void edit_cancel(app *a) {
+    app_message(a, false, "%s: kept as it was", control_label((control)a->panel.edit_row));
+    edit_stop(a);
 }
 
 static void edit_start(app *a, control c) {
     panel_state *p = &a->panel;
     p->edit_row = (int)c;
     p->edit_refused = false;
+    p->edit_overflow = false;
     p->edit_fresh = true; // the first character typed replaces the whole value
     p->note_bad = false;
     const double v = control_value(a, c);
@@ -232,19 +249,36 @@ static bool parse(control c, const char *text, double *v) {
     return n > 0 && end == t + n;
 }
 
+// Is the text only spaces?
+static bool blank(const char *text) {
+    while (*text == ' ') {
+        text++;
+    }
+    return *text == '\0';
+}
+
 // Enter: the typed value is set if allowed; else the field stays open, red,
-// and the note shows the range.
+// and the note shows the range. Nothing typed (the value as edit_start
+// wrote it, rounded to 6 digits: not to be applied) or an emptied field:
+// the typing ends, the value as it was.
 static void edit_apply(app *a) {
     panel_state *p = &a->panel;
     const control c = (control)p->edit_row;
+    if ((p->edit_fresh && !p->edit_refused) || blank(p->edit)) {
+        edit_cancel(a);
+        return;
+    }
     char why[MESSAGE_SIZE], range[160];
     control_range_text(a, c, range, sizeof range);
     double v = 0.0;
-    bool ok = parse(c, p->edit, &v);
-    if (!ok) {
-        snprintf(why, sizeof why, "%s: '%s' is not a %s; it may be %s", control_label(c), p->edit,
-                 c == CONTROL_INTEGRATOR ? "name" : "number", range);
-        app_message(a, true, "%s", why);
+    bool ok = false;
+    if (p->edit_overflow) {
+        // Its end was not kept: what is left is not what was typed.
+        app_message(a, true, "%s: '%s...' is too long (%d characters at most); it may be %s",
+                    control_label(c), p->edit, PANEL_EDIT_SIZE - 1, range);
+    } else if (!parse(c, p->edit, &v)) {
+        app_message(a, true, "%s: '%s' is not a %s; it may be %s", control_label(c), p->edit,
+                    c == CONTROL_INTEGRATOR ? "name" : "number", range);
     } else {
         ok = control_set(a, c, v, why, sizeof why);
     }
@@ -253,7 +287,8 @@ static void edit_apply(app *a) {
         p->edit_refused = true;
         p->edit_fresh = true;
         p->note_bad = true;
-        snprintf(p->note, sizeof p->note, "refused '%s': it may be %s", p->edit, range);
+        snprintf(p->note, sizeof p->note, "refused '%s%s': %sit may be %s", p->edit,
+                 p->edit_overflow ? "..." : "", p->edit_overflow ? "too long; " : "", range);
         return;
     }
     p->applied++;
@@ -276,8 +311,7 @@ bool panel_key(app *a, int key, int action) {
         }
         break;
     case GLFW_KEY_ESCAPE:
-        app_message(a, false, "%s: kept as it was", control_label((control)p->edit_row));
-        edit_stop(a);
+        edit_cancel(a);
         break;
     case GLFW_KEY_BACKSPACE: {
         const size_t n = strlen(p->edit);
@@ -286,6 +320,8 @@ bool panel_key(app *a, int key, int action) {
         } else if (n > 0) {
             p->edit[n - 1] = '\0';
         }
+        // Emptied: what overflowed went with it.
+        p->edit_overflow = p->edit_overflow && p->edit[0] != '\0';
         p->edit_fresh = false;
         p->edit_refused = false;
         break;
@@ -304,11 +340,14 @@ void panel_char(app *a, unsigned int codepoint) {
     if (p->edit_fresh) {
         p->edit[0] = '\0';
         p->edit_fresh = false;
+        p->edit_overflow = false;
     }
     const size_t n = strlen(p->edit);
     if (n + 1 < sizeof p->edit) {
         p->edit[n] = (char)codepoint;
         p->edit[n + 1] = '\0';
+    } else {
+        p->edit_overflow = true; // not kept: Enter refuses the shortened text
     }
     p->edit_refused = false;
 }
@@ -335,12 +374,12 @@ static void slider_drag(app *a, const geometry *g, control c, double fx) {
     const float x0 = g->x0, x1 = track_end(g);
     const double t = fmin(fmax((fx - x0) / fmax(x1 - x0, 1.0), 0.0), 1.0);
     const double v = slider_value(a, c, t);
-    drag_to(a, c, control_param(c)->type == PSB_PARAM_CHOICE ? v : tidy(v));
+    drag_to(a, c, v);
 }
 
 bool panel_press(app *a, int button, double fx, double fy) {
     panel_state *p = &a->panel;
-    if (!inside(a->panel_rect, fx, fy)) {
+    if (!rect_contains(a->panel_rect, fx, fy)) {
         if (p->edit_row >= 0) {
             edit_stop(a); // a press elsewhere ends the typing, nothing applied
         }
@@ -405,7 +444,7 @@ void panel_drag(app *a, double fx, double fy) {
         // At the slider's rate, from where the value was: past the ends too.
         const double width = fmax(track_end(&g) - g.x0, 1.0);
         const double v = slider_value(a, c, p->drag_t0 + (fx - p->drag_x0) / width);
-        drag_to(a, c, control_param(c)->type == PSB_PARAM_CHOICE ? v : tidy(v));
+        drag_to(a, c, v);
     }
 }
 
@@ -415,6 +454,10 @@ void panel_release(app *a) {
         edit_start(a, (control)p->drag_row);
     }
     p->drag_row = -1;
+}
+
+void panel_cancel_drag(app *a) {
+    a->panel.drag_row = -1;
 }
 
 bool panel_part_pos(app *a, int c, panel_part part, double fraction, double *x, double *y) {
@@ -443,18 +486,20 @@ static void button(app *a, rect r, const char *text, bool hover, bool lit) {
     const float s = a->ui_scale;
     box(a, r, button_back);
     const float w = ui_text_width(a, text, s);
-    ui_text(a, r.x + 0.5f * (r.w - w), r.y + 0.15f * a->line_h, s,
+    // A line's glyphs sit 0.15 of it below its top: centred in r.h.
+    ui_text(a, r.x + 0.5f * (r.w - w), r.y + 0.5f * (r.h - a->line_h) + 0.15f * a->line_h, s,
             hover ? accent
             : lit ? ui_white
                   : ui_dim,
             text);
 }
 
-// The slider of control c on its line: a track filled up to the knob, a
-// tick at the default (the integrator: a tick at each choice).
-static void slider(app *a, const geometry *g, control c, float y, bool hot) {
+// The slider of control c across its line r (its part's rectangle): a track
+// filled up to the knob, a tick at the default (the integrator: a tick at
+// each choice); all inside r, clear of the next row.
+static void slider(app *a, const geometry *g, control c, rect r, bool hot) {
     const psb_param_info *info = control_param(c);
-    const float x0 = g->x0, x1 = track_end(g), yc = y + g->lh + 0.45f * g->lh;
+    const float x0 = g->x0, x1 = track_end(g), yc = r.y + 0.5f * r.h;
     const float half = 0.14f * g->lh, knob_w = fmaxf(0.7f * g->cw, 3.0f);
     box(a, (rect){x0, yc - half, x1 - x0, 2.0f * half}, track_color);
     const double t = slider_t(a, c, control_value(a, c));
@@ -472,7 +517,7 @@ static void slider(app *a, const geometry *g, control c, float y, bool hot) {
     }
     // Beyond the span (a typed value): the knob at the end, amber.
     const bool beyond = t < -1e-9 || t > 1.0 + 1e-9;
-    box(a, (rect){kx - 0.5f * knob_w, yc - 0.4f * g->lh, knob_w, 0.8f * g->lh},
+    box(a, (rect){kx - 0.5f * knob_w, yc - 0.4f * r.h, knob_w, 0.8f * r.h},
         hot || beyond ? accent : knob_color);
 }
 
@@ -484,7 +529,8 @@ static void field(app *a, const geometry *g, control c, rect r, bool hover) {
     char t[64], fit[64];
     const bool editing = p->edit_row == (int)c;
     if (editing) {
-        const rgba edge = p->edit_refused ? ui_bad : accent;
+        const bool bad = p->edit_refused || p->edit_overflow; // red: Enter refuses it
+        const rgba edge = bad ? ui_bad : accent;
         box(a, (rect){r.x - g->s, r.y - g->s, r.w + 2.0f * g->s, r.h + 2.0f * g->s}, edge);
         box(a, r, ui_panel);
         snprintf(t, sizeof t, "%s%s", p->edit, p->edit_fresh ? "" : "_");
@@ -498,8 +544,7 @@ static void field(app *a, const geometry *g, control c, rect r, bool hover) {
                        0.8f * g->lh},
                 select_back);
         }
-        ui_text(a, r.x + 0.5f * g->cw, r.y + 0.15f * g->lh, s, p->edit_refused ? ui_bad : ui_white,
-                fit);
+        ui_text(a, r.x + 0.5f * g->cw, r.y + 0.15f * g->lh, s, bad ? ui_bad : ui_white, fit);
         snprintf(a->panel.shown_text[c], sizeof a->panel.shown_text[c], "%s", p->edit);
         return;
     }
@@ -524,7 +569,10 @@ static void note(app *a, const geometry *g, int hover_row) {
         button_back);
     char t[MESSAGE_SIZE];
     rgba color = ui_dim;
-    if (p->edit_row >= 0 && !p->edit_refused) {
+    if (p->edit_row >= 0 && p->edit_overflow && !p->edit_refused) {
+        snprintf(t, sizeof t, "too long: %d characters at most (Esc: cancel)", PANEL_EDIT_SIZE - 1);
+        color = ui_bad;
+    } else if (p->edit_row >= 0 && !p->edit_refused) {
         char range[160];
         control_range_text(a, (control)p->edit_row, range, sizeof range);
         snprintf(t, sizeof t, "Enter: apply, Esc: cancel\n%s", range);
@@ -560,8 +608,8 @@ void panel_build(app *a) {
     const double cx = a->win_w > 0 ? a->cursor_x * a->fb_w / a->win_w : a->cursor_x;
     const double cy = a->win_h > 0 ? a->cursor_y * a->fb_h / a->win_h : a->cursor_y;
     p->hover_part = hit(a, &g, cx, cy, &p->hover_row);
-    if (a->drag != DRAG_NONE && a->drag != DRAG_PANEL) {
-        p->hover_row = -1; // a drag from a view passes over the panel
+    if ((a->drag != DRAG_NONE && a->drag != DRAG_PANEL) || a->help) {
+        p->hover_row = -1; // a drag from a view passes over the panel; the help covers it
         p->hover_part = PART_NONE;
     }
     if (a->panel_rect.h < g.lh + g.cw) {
@@ -580,7 +628,7 @@ void panel_build(app *a) {
         const float y = g.rows_y + (float)r * g.row_h;
         const bool hot = p->drag_row == r || (p->drag_row < 0 && p->hover_row == r);
         if (hot) {
-            box(a, (rect){a->panel_rect.x, y - 0.25f * g.lh, a->panel_rect.w, g.row_h}, row_hover);
+            box(a, row_band(a, &g, r), row_hover);
         }
         const rect value = part_rect(a, &g, r, PART_VALUE);
         const bool off = c == CONTROL_GRAVITY && !a->gravity_on;
@@ -590,11 +638,12 @@ void panel_build(app *a) {
         ui_text(a, g.x0, y, s, off ? ui_warn : hot ? ui_white : ui_dim, fit);
         field(a, &g, c, value, p->hover_row == r && p->hover_part == PART_VALUE);
         if (g.sliders) {
-            slider(a, &g, c, y, p->drag_row == r && p->drag_part == PART_SLIDER);
-            if (control_value(a, c) != control_default(a, c)) {
-                button(a, part_rect(a, &g, r, PART_RESET), "reset",
-                       p->hover_row == r && p->hover_part == PART_RESET, true);
-            }
+            slider(a, &g, c, part_rect(a, &g, r, PART_SLIDER),
+                   p->drag_row == r && p->drag_part == PART_SLIDER);
+        }
+        const rect reset = part_rect(a, &g, r, PART_RESET); // w = 0: the value is the default
+        if (reset.w > 0.0f) {
+            button(a, reset, "reset", p->hover_row == r && p->hover_part == PART_RESET, true);
         }
     }
     a->text_cut += g.rows < CONTROL_COUNT;

@@ -132,8 +132,8 @@ static void frame_and_time_axis(app *a, const plot_area *pa) {
     const float s = a->ui_scale;
     batch_line(&a->ui_lines, pa->x, pa->y + pa->h, 0, pa->x + pa->w, pa->y + pa->h, 0, axis, axis);
     batch_line(&a->ui_lines, pa->x, pa->y, 0, pa->x, pa->y + pa->h, 0, axis, axis);
-    // A grid line every 2 s; a label on every one, or on every other where
-    // the plot is too narrow for them all.
+    // A grid line every 2 s; a label on every one, or only on the two ends
+    // (-10 s and now) where the plot is too narrow for them all.
     const float label_w = ui_text_width(a, "-10 s", s) + 6.0f * s;
     const int every = pa->w / 5.0f >= label_w ? 1 : 5;
     for (int k = 0; k <= 5; k++) {

@@ -14,8 +14,9 @@ enum {
     TEXT_MAX = 512,
 };
 
-// stb_easy_font's line height at scale 1, pixels.
-#define LINE 12.0f
+// stb_easy_font's line height and a character cell at scale 1, pixels.
+#define LINE   12.0f
+#define CELL_W 6.0f
 
 const rgba ui_white = {235, 237, 240, 255};
 const rgba ui_dim = {150, 156, 166, 255};
@@ -402,57 +403,110 @@ static void hud_messages(app *a) {
     }
 }
 
+// The help's rows, {keys or action, what it does}: a row with "" as its
+// second text is a heading; NULL stands for the scenes' names (from their
+// table). The mouse's rows, then the keys', each a column where the window
+// is too short for them in one.
+typedef struct help_row {
+    const char *keys, *does;
+} help_row;
+
+static const help_row help_mouse[] = {
+    {"MOUSE, 3D VIEW (RIGHT)", ""},
+    {"left drag on a body", "grab the point under the cursor, pull it"},
+    {"left drag on a pinned point", "move its pin"},
+    {"left drag elsewhere", "orbit the camera"},
+    {"shift+left or right click", "poke a body: a finger pushed in while held"},
+    {"right or middle drag", "pan"},
+    {"wheel", "zoom"},
+    {"MOUSE, 2D VIEW (LEFT)", ""},
+    {"left drag on the ring", "grab its nearest point, pull it (or its pin)"},
+    {"shift+left or right click", "poke the ring"},
+    {"wheel", "zoom the 2D view"},
+    {"MOUSE, PARAMETER PANEL (O)", ""},
+    {"press or drag a slider", "set the value under the cursor"},
+    {"drag a value", "change it at its slider's rate"},
+    {"click a value", "type one: Enter applies, Esc cancels"},
+    {"reset, reset all", "the row, or every row, back to its default"},
+    {"Drop OBJ files on the window to load them.", ""},
+};
+
+static const help_row help_keys[] = {
+    {"KEYS", ""},
+    {"1 .. 9", NULL},
+    {"Tab  (shift+Tab)", "next (previous) scene; loaded OBJ files last"},
+    {"Space", "pause / run"},
+    {"S", "one step (pauses)"},
+    {"R", "reset the bodies"},
+    {"+  -", "gas amount up / down (x1.25)"},
+    {"]  [", "spring stiffness up / down (x1.25)"},
+    {"I  (shift+I)", "next (previous) integrator: euler .. bdf2"},
+    {"O  or  F2", "parameter panel: sliders, values to type"},
+    {"G", "gravity on / off"},
+    {"T", "pin / unpin the point held or pointed at"},
+    {"M", "shape matching on / off for every body"},
+    {"B", "wind on / off"},
+    {"V  N  F", "velocity vectors, normals, pressure forces"},
+    {"W  C", "spring wireframe, colour by spring strain"},
+    {"Z  or  Home", "frame the scene again (camera, 2D view)"},
+    {"P  or  F12", "screenshot: psb-screenshot-NNN.png"},
+    {"E", "export every body: body<b>_step<s>.obj"},
+    {"Backspace", "back to the built-in scene from OBJ files"},
+    {"H  or  F1", "this help"},
+    {"Q  or  Esc", "quit"},
+};
+
+#define HELP_TITLE "psb viewer: keys and mouse (H or a click closes this)"
+// The help's padding and the room between its columns, pixels at scale 1;
+// the smallest scale it shrinks to before rows are left out.
+#define HELP_PAD       12.0f
+#define HELP_GAP       18.0f
+#define HELP_MIN_SCALE 0.5f
+
+// A column of the help: its rows, and their widths at scale 1.
+typedef struct help_column {
+    const help_row *rows;
+    int count;
+    float keys_w; // the first texts' column, with the room after it
+    float w;      // the whole column
+} help_column;
+
+static help_column help_measure(const app *a, const help_row *rows, int count, const char *scenes) {
+    help_column c = {rows, count, 0.0f, 0.0f};
+    float does_w = 0.0f, heading_w = 0.0f;
+    for (int r = 0; r < count; r++) {
+        const float kw = ui_text_width(a, rows[r].keys, 1.0f);
+        if (rows[r].does && !rows[r].does[0]) {
+            heading_w = fmaxf(heading_w, kw);
+            continue;
+        }
+        c.keys_w = fmaxf(c.keys_w, kw + 2.0f * CELL_W);
+        does_w = fmaxf(does_w, ui_text_width(a, rows[r].does ? rows[r].does : scenes, 1.0f));
+    }
+    c.w = fmaxf(c.keys_w + does_w, heading_w);
+    return c;
+}
+
+// Draws column c's rows from (x, y) at scale s, at most max_rows of them.
+static void help_rows(app *a, const help_column *c, float x, float y, float s, int max_rows,
+                      const char *scene_keys, const char *scenes) {
+    const float lh = LINE * s;
+    for (int r = 0; r < c->count && r < max_rows; r++) {
+        const help_row *row = &c->rows[r];
+        const bool heading = row->does && !row->does[0];
+        ui_text(a, x, y, s, heading ? ui_warn : ui_white, row->does ? row->keys : scene_keys);
+        if (!heading) {
+            ui_text(a, x + c->keys_w * s, y, s, ui_dim, row->does ? row->does : scenes);
+        }
+        y += lh;
+    }
+    a->text_cut += c->count > max_rows;
+}
+
+// The help: an opaque panel over everything, centred. At the HUD's scale in
+// one column where it fits the window, else in two (the mouse's, the
+// keys'); else smaller, in quarter steps, until it fits.
 static void help_overlay(app *a) {
-    static const char *const rows[][2] = {
-        {"MOUSE, 3D VIEW (RIGHT)", ""},
-        {"left drag on a body", "grab the point under the cursor and pull it"},
-        {"left drag on a pinned point", "move its pin"},
-        {"left drag elsewhere", "orbit the camera"},
-        {"shift+left or right click", "poke a body: a finger pushed in (held while pressed)"},
-        {"right or middle drag", "pan"},
-        {"wheel", "zoom"},
-        {"MOUSE, 2D VIEW (LEFT)", ""},
-        {"left drag on the ring", "grab its nearest point and pull it (or move its pin)"},
-        {"shift+left or right click", "poke the ring"},
-        {"wheel", "zoom the 2D view"},
-        {"KEYS", ""},
-        {"1 .. 9", NULL}, // the scenes' names, from their table
-        {"Tab  (shift+Tab)", "next (previous) scene, the loaded OBJ files last"},
-        {"Space", "pause / run"},
-        {"S", "one step (pauses)"},
-        {"R", "reset the bodies"},
-        {"+  -", "gas amount up / down (x1.25)"},
-        {"]  [", "spring stiffness up / down (x1.25)"},
-        {"I  (shift+I)", "next (previous) integrator: euler .. bdf2"},
-        {"O  or  F2", "parameter panel: sliders, values to drag or type"},
-        {"G", "gravity on / off"},
-        {"T", "pin / unpin the held point (or the one under the cursor)"},
-        {"M", "shape matching on / off for every body"},
-        {"B", "wind on / off"},
-        {"V  N  F", "velocity vectors, normals, pressure forces"},
-        {"W  C", "spring wireframe, colour by spring strain"},
-        {"Z  or  Home", "reset the camera and the 2D view to the scene's"},
-        {"P  or  F12", "screenshot: psb-screenshot-NNN.png"},
-        {"E", "export every body: body<b>_step<s>.obj"},
-        {"Backspace", "back to the built-in scene after loading OBJ files"},
-        {"H  or  F1", "this help"},
-        {"Q  or  Esc", "quit"},
-        {"Drop OBJ files on the window to load them.", ""},
-    };
-    const int count = (int)(sizeof rows / sizeof rows[0]);
-    const float s = a->ui_scale, lh = LINE * s, pad = 12.0f * s;
-    const float key_w = 30.0f * 6.0f * s, w = key_w + 52.0f * 6.0f * s;
-    const float h = (float)(count + 1) * lh + 2.0f * pad;
-    const float x0 = fmaxf(0.0f, 0.5f * ((float)a->fb_w - w - 2.0f * pad));
-    const float y0 = fmaxf(0.0f, 0.5f * ((float)a->fb_h - h));
-    // Opaque: nothing under it shows through.
-    a->help_rect = (rect){x0, y0, w + 2.0f * pad, h};
-    batch_rect(&a->ui_back, x0 - 1.0f, y0 - 1.0f, x0 + w + 2.0f * pad + 1.0f, y0 + h + 1.0f,
-               ui_warn, ui_warn);
-    batch_rect(&a->ui_back, x0, y0, x0 + w + 2.0f * pad, y0 + h, ui_panel, ui_panel);
-    float y = y0 + pad;
-    ui_text(a, x0 + pad, y, s, ui_warn, "psb viewer: keys and mouse (H to close)");
-    y += lh;
     const int scenes = psb_scene_count() < 9 ? psb_scene_count() : 9;
     char keys[16], names[TEXT_MAX] = "scene: ";
     snprintf(keys, sizeof keys, "1 .. %d", scenes);
@@ -460,12 +514,59 @@ static void help_overlay(app *a) {
         const size_t used = strlen(names);
         snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", psb_scene_name(i));
     }
-    for (int r = 0; r < count; r++) {
-        const bool scene_row = rows[r][1] == NULL;
-        const bool heading = !scene_row && rows[r][1][0] == '\0';
-        ui_text(a, x0 + pad, y, s, heading ? ui_warn : ui_white, scene_row ? keys : rows[r][0]);
-        ui_text(a, x0 + pad + key_w, y, s, ui_dim, scene_row ? names : rows[r][1]);
-        y += lh;
+    const help_column mouse =
+        help_measure(a, help_mouse, (int)(sizeof help_mouse / sizeof help_mouse[0]), names);
+    const help_column key =
+        help_measure(a, help_keys, (int)(sizeof help_keys / sizeof help_keys[0]), names);
+    const float title_w = ui_text_width(a, HELP_TITLE, 1.0f);
+    // Sizes at scale 1: one column (the keys' first texts aligned with the
+    // mouse's), or two side by side.
+    help_column one = mouse;
+    one.keys_w = fmaxf(mouse.keys_w, key.keys_w);
+    one.w = fmaxf(one.keys_w + fmaxf(mouse.w - mouse.keys_w, key.w - key.keys_w),
+                  fmaxf(mouse.w, key.w));
+    const float w1 = fmaxf(one.w, title_w) + 2.0f * HELP_PAD;
+    const float h1 = (float)(1 + mouse.count + key.count) * LINE + 2.0f * HELP_PAD;
+    const float w2 = fmaxf(mouse.w + HELP_GAP + key.w, title_w) + 2.0f * HELP_PAD;
+    const int rows2 = mouse.count > key.count ? mouse.count : key.count;
+    const float h2 = (float)(1 + rows2) * LINE + 2.0f * HELP_PAD;
+    const float fw = (float)a->fb_w, fh = (float)a->fb_h;
+    float s = a->ui_scale;
+    bool two = false;
+    for (;; s -= 0.25f) {
+        if (w1 * s <= fw && h1 * s <= fh) {
+            break;
+        }
+        if (w2 * s <= fw && h2 * s <= fh) {
+            two = true;
+            break;
+        }
+        if (s - 0.25f < HELP_MIN_SCALE) {
+            two = true; // the smallest: as many rows as fit
+            break;
+        }
+    }
+    a->help_scale = s;
+    const float w = (two ? w2 : w1) * s, lh = LINE * s, pad = HELP_PAD * s;
+    const float h = fminf((two ? h2 : h1) * s, fh);
+    const float x0 = fmaxf(0.0f, roundf(0.5f * (fw - w))),
+                y0 = fmaxf(0.0f, roundf(0.5f * (fh - h)));
+    // Opaque: nothing under it shows through.
+    a->help_rect = (rect){x0, y0, w, h};
+    batch_rect(&a->ui_back, x0 - 1.0f, y0 - 1.0f, x0 + w + 1.0f, y0 + h + 1.0f, ui_warn, ui_warn);
+    batch_rect(&a->ui_back, x0, y0, x0 + w, y0 + h, ui_panel, ui_panel);
+    ui_text(a, x0 + pad, y0 + pad, s, ui_warn, HELP_TITLE);
+    const float top = y0 + pad + lh;
+    const int fit = (int)floorf((y0 + h - pad - top) / lh + 0.01f);
+    if (two) {
+        help_rows(a, &mouse, x0 + pad, top, s, fit, keys, names);
+        help_rows(a, &key, x0 + pad + (mouse.w + HELP_GAP) * s, top, s, fit, keys, names);
+    } else {
+        help_column first = mouse, second = key;
+        first.keys_w = second.keys_w = one.keys_w;
+        help_rows(a, &first, x0 + pad, top, s, fit, keys, names);
+        help_rows(a, &second, x0 + pad, top + (float)mouse.count * lh, s, fit - mouse.count, keys,
+                  names);
     }
 }
 
