@@ -77,7 +77,7 @@ psb_scene_config psb_default_scene_config(void) {
     c.sphere_level = 3;
     c.radius = 0.5;
     c.drop_height = 1.0;
-    c.spacing = 2.0; // the high gas sphere swells to about 0.85 m across its radius
+    c.spacing = 2.0; // the high gas sphere swells to a radius of about 0.87 m
     c.gas_scale[0] = 0.1;
     c.gas_scale[1] = 1.0;
     c.gas_scale[2] = 3.0;
