@@ -82,15 +82,15 @@ typedef struct psb_scene {
 /// their own gas and spring stiffness (model_gas, model_spring_k).
 psb_scene_config psb_default_scene_config(void);
 
-/// The spring stiffness (N/m) that makes the config's spheres of the ring's
-/// material: the medium gas stretches a sphere (icosphere of
-/// config->sphere_level) by the same strain e as the ring, both of the
-/// config's radius R. A ring of n springs ks_r (rest length L0) holds
+/// The spring stiffness (N/m) that makes the config's spheres, of rest
+/// volume V0 (m³, the icosphere's), of the ring's material: the medium gas
+/// stretches a sphere by the same strain e as the ring, both of the config's
+/// radius R. A ring of n springs ks_r (rest length L0) holds
 /// nRT_r / (pi R (1 + e)) = ks_r L0 e; a triangle net of springs ks is a
-/// membrane of modulus 2 ks / sqrt(3), and a sphere of rest volume V0 holds
+/// membrane of modulus 2 ks / sqrt(3), and a sphere holds
 /// nRT_s R / (2 V0 (1 + e)^2) = (2 / sqrt(3)) ks e. 0 when the ring's ks is
-/// 0; -1 if the sphere cannot be made (no memory).
-double psb_scene_sphere_spring_k(const psb_scene_config *config);
+/// 0; the ring's ks when it has no gas.
+double psb_scene_sphere_spring_k(const psb_scene_config *config, double sphere_volume);
 
 /// Number of scenes, and the name and one-line summary of each.
 int psb_scene_count(void);

@@ -97,17 +97,11 @@ psb_scene_config psb_default_scene_config(void) {
     return c;
 }
 
-double psb_scene_sphere_spring_k(const psb_scene_config *c) {
+double psb_scene_sphere_spring_k(const psb_scene_config *c, double V0) {
     const double ks_ring = c->params.body.spring_k;
     if (!(ks_ring > 0.0)) {
         return 0.0;
     }
-    psb_mesh sphere;
-    if (psb_mesh_icosphere(&sphere, c->sphere_level, c->radius, NULL) != PSB_OK) {
-        return -1.0;
-    }
-    const double V0 = fabs(psb_mesh_volume(&sphere));
-    psb_mesh_free(&sphere);
     const double R = c->radius, L0 = 2.0 * R * sin(PI / c->ring_points);
     const double nrt_ring = c->gas_scale[1] * psb_default_gas_nrt(PSB_RING);
     const double nrt_sphere = c->gas_scale[1] * psb_default_gas_nrt(PSB_SHELL);
@@ -234,13 +228,12 @@ static psb_status build_ring(psb_scene *scene, psb_error *err) {
     return add_ring(scene, err);
 }
 
-// The material of the scene's spheres: the ring's (ring_material), or the
-// scene's own.
-static psb_body_params sphere_material(const psb_scene_config *c) {
+// The material of the scene's spheres (the mesh given): the ring's
+// (ring_material), or the scene's own.
+static psb_body_params sphere_material(const psb_scene_config *c, const psb_mesh *sphere) {
     psb_body_params material = c->params.body;
-    const double k = c->ring_material ? psb_scene_sphere_spring_k(c) : -1.0;
-    if (k >= 0.0) {
-        material.spring_k = k;
+    if (c->ring_material) {
+        material.spring_k = psb_scene_sphere_spring_k(c, fabs(psb_mesh_volume(sphere)));
     }
     return material;
 }
@@ -257,7 +250,7 @@ static psb_status build_default(psb_scene *scene, psb_error *err) {
     if (status != PSB_OK) {
         return status;
     }
-    const psb_body_params material = sphere_material(c);
+    const psb_body_params material = sphere_material(c, &sphere);
     for (int k = 0; k < 3 && status == PSB_OK; k++) {
         const double nrt = c->gas_scale[k] * psb_default_gas_nrt(PSB_SHELL);
         const placement at = {(k - 1) * c->spacing, 0.0, c->drop_height, &material};
@@ -299,7 +292,7 @@ static psb_status build_pressure(psb_scene *scene, psb_error *err) {
         status = add_body(scene, &ring, (k - 1) * ring_spacing + ring_shift, 0.0,
                           c->gas_scale[k] * psb_default_gas_nrt(PSB_RING), label, color, err);
     }
-    const psb_body_params material = sphere_material(c);
+    const psb_body_params material = sphere_material(c, &sphere);
     for (int k = 0; k < 3 && status == PSB_OK; k++) {
         const placement at = {(k - 1) * c->spacing, 0.0, c->drop_height, &material};
         status = place_body(scene, &sphere, at, c->gas_scale[k] * psb_default_gas_nrt(PSB_SHELL),
@@ -440,7 +433,7 @@ static psb_status build_planets(psb_scene *scene, psb_error *err) {
         status = place_body(scene, &ring, at, c->gas_scale[1] * psb_default_gas_nrt(PSB_RING),
                             label, color, err);
     }
-    const psb_body_params material = sphere_material(c);
+    const psb_body_params material = sphere_material(c, &sphere);
     for (int k = 0; k < 3 && status == PSB_OK; k++) {
         char label[32];
         snprintf(label, sizeof label, "ball %d", k + 1);

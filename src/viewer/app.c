@@ -91,12 +91,15 @@ static bool install_scene(app *a, psb_scene *next) {
     psb_scene_destroy(&a->scene);
     a->scene = *next;
     memset(next, 0, sizeof *next);
-    const double sphere_k =
-        a->scene.config.ring_material ? psb_scene_sphere_spring_k(&a->scene.config) : -1.0;
     for (int b = 0; b < a->scene.body_count; b++) {
         const psb_body_params *built = psb_body_get_params(a->scene.world, b);
-        a->ring_matched[b] = psb_body_get_kind(a->scene.world, b) == PSB_SHELL &&
-                             sphere_k > 0.0 && built->spring_k == sphere_k;
+        // (The rest volume measured from the body, the one the scene used
+        // from its mesh: the same to rounding.)
+        const double matched =
+            psb_scene_sphere_spring_k(&a->scene.config, a->scene.bodies[b].rest_volume);
+        a->ring_matched[b] = a->scene.config.ring_material &&
+                             psb_body_get_kind(a->scene.world, b) == PSB_SHELL &&
+                             fabs(built->spring_k - matched) <= 1e-9 * matched;
         a->built_spring_k[b] = built->spring_k;
         a->built_damping[b] = built->spring_damping;
         a->built_mass[b] = built->mass;

@@ -158,8 +158,7 @@ static double body_value(const app *a, control c, int b, double v) {
             // medium gas stretches it as much as the ring of stiffness v.
             psb_scene_config ring = a->scene.config;
             ring.params.body.spring_k = v;
-            const double k = psb_scene_sphere_spring_k(&ring);
-            return k >= 0.0 ? k : app_body_value(a->built_spring_k[b], material(a)->spring_k, v);
+            return psb_scene_sphere_spring_k(&ring, a->scene.bodies[b].rest_volume);
         }
         return app_body_value(a->built_spring_k[b], material(a)->spring_k, v);
     case CONTROL_KD:

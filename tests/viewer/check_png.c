@@ -103,25 +103,50 @@ static int check_region(const unsigned char *px, int w, int h, const char *spec)
     return 0;
 }
 
-static int differ(const char *a_path, const char *b_path, double fraction) {
-    int aw, ah, bw, bh;
-    unsigned char *a = load(a_path, &aw, &ah), *b = load(b_path, &bw, &bh);
-    int status = 2;
-    if (a && b && (aw != bw || ah != bh)) {
-        fprintf(stderr, "check_png: sizes differ: %dx%d and %dx%d\n", aw, ah, bw, bh);
-        status = 1;
-    } else if (a && b) {
-        long changed = 0;
-        const long n = (long)aw * ah;
-        for (long i = 0; i < 3 * n; i += 3) {
-            changed += abs(a[i] - b[i]) > 24 || abs(a[i + 1] - b[i + 1]) > 24 ||
-                       abs(a[i + 2] - b[i + 2]) > 24;
+// Loads two pictures of the same size into *a and *b (freed by the
+// caller); 0, or 2 when one cannot be read, 1 when their sizes differ.
+static int load_pair(const char *a_path, const char *b_path, unsigned char **a, unsigned char **b,
+                     int *w, int *h) {
+    int bw, bh;
+    *a = load(a_path, w, h);
+    *b = load(b_path, &bw, &bh);
+    if (!*a || !*b) {
+        return 2;
+    }
+    if (*w != bw || *h != bh) {
+        fprintf(stderr, "check_png: sizes differ: %dx%d and %dx%d\n", *w, *h, bw, bh);
+        return 1;
+    }
+    return 0;
+}
+
+// The fraction of the pixels of the region (clipped to the picture) where
+// some channel of a and b differs by more than `tolerance`; 1 for none.
+static double changed_fraction(const unsigned char *a, const unsigned char *b, int w, int h, int x0,
+                               int y0, int rw, int rh, int tolerance) {
+    long changed = 0, n = 0;
+    for (int y = y0 < 0 ? 0 : y0; y < y0 + rh && y < h; y++) {
+        for (int x = x0 < 0 ? 0 : x0; x < x0 + rw && x < w; x++) {
+            const long i = 3 * ((long)y * w + x);
+            changed += abs(a[i] - b[i]) > tolerance || abs(a[i + 1] - b[i + 1]) > tolerance ||
+                       abs(a[i + 2] - b[i + 2]) > tolerance;
+            n++;
         }
-        printf("changed_fraction=%.4f\n", (double)changed / n);
-        status = (double)changed / n >= fraction ? 0 : 1;
+    }
+    return n > 0 ? (double)changed / (double)n : 1.0;
+}
+
+static int differ(const char *a_path, const char *b_path, double fraction) {
+    unsigned char *a, *b;
+    int w, h;
+    int status = load_pair(a_path, b_path, &a, &b, &w, &h);
+    if (status == 0) {
+        const double f = changed_fraction(a, b, w, h, 0, 0, w, h, 24);
+        printf("changed_fraction=%.4f\n", f);
+        status = f >= fraction ? 0 : 1;
         if (status) {
-            fprintf(stderr, "check_png: only %.4f of the pixels differ, expected >= %g\n",
-                    (double)changed / n, fraction);
+            fprintf(stderr, "check_png: only %.4f of the pixels differ, expected >= %g\n", f,
+                    fraction);
         }
     }
     stbi_image_free(a);
@@ -135,23 +160,11 @@ static int same(const char *a_path, const char *b_path, const char *spec, double
         fprintf(stderr, "check_png: bad region '%s' (expected X,Y,W,H)\n", spec);
         return 2;
     }
-    int aw, ah, bw, bh;
-    unsigned char *a = load(a_path, &aw, &ah), *b = load(b_path, &bw, &bh);
-    int status = 2;
-    if (a && b && (aw != bw || ah != bh)) {
-        fprintf(stderr, "check_png: sizes differ: %dx%d and %dx%d\n", aw, ah, bw, bh);
-        status = 1;
-    } else if (a && b) {
-        long changed = 0, n = 0;
-        for (int y = y0 < 0 ? 0 : y0; y < y0 + rh && y < ah; y++) {
-            for (int x = x0 < 0 ? 0 : x0; x < x0 + rw && x < aw; x++) {
-                const long i = 3 * ((long)y * aw + x);
-                changed += abs(a[i] - b[i]) > 2 || abs(a[i + 1] - b[i + 1]) > 2 ||
-                           abs(a[i + 2] - b[i + 2]) > 2;
-                n++;
-            }
-        }
-        const double f = n > 0 ? (double)changed / (double)n : 1.0;
+    unsigned char *a, *b;
+    int w, h;
+    int status = load_pair(a_path, b_path, &a, &b, &w, &h);
+    if (status == 0) {
+        const double f = changed_fraction(a, b, w, h, x0, y0, rw, rh, 2);
         printf("region %s: changed_fraction=%.5f\n", spec, f);
         status = f <= fraction ? 0 : 1;
         if (status) {
