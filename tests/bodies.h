@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "psb.h"
-#include "psb_mesh.h"
+#include <psb/psb.h>
+#include <psb/psb_mesh.h>
 
 /// A small deterministic generator (xorshift64), uniform in [-1, 1).
 static inline double rnd(uint64_t *s) {

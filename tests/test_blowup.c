@@ -14,8 +14,8 @@
 
 #include "bodies.h"
 #include "check.h"
-#include "psb.h"
-#include "psb_mesh.h"
+#include <psb/psb.h>
+#include <psb/psb_mesh.h>
 
 static bool all_finite(const psb_world *w, int id) {
     const psb_vec3 *x = psb_body_positions(w, id);

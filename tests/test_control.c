@@ -7,8 +7,8 @@
 
 #include "bodies.h"
 #include "check.h"
-#include "psb.h"
-#include "psb_mesh.h"
+#include <psb/psb.h>
+#include <psb/psb_mesh.h>
 
 static psb_world *space_world(double dt, int substeps) {
     psb_params p = psb_default_params();

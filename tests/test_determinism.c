@@ -11,8 +11,8 @@
 
 #include "bodies.h"
 #include "check.h"
-#include "psb.h"
-#include "psb_mesh.h"
+#include <psb/psb.h>
+#include <psb/psb_mesh.h>
 
 // A busy scene: a ring, a jittered icosphere with random velocities, a box
 // and a torus, with gravity, floor, walls, a sphere, damping and inflation.

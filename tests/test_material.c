@@ -4,8 +4,8 @@
 // size, mass and gravity, what it does to a body (an icosphere settles at
 // about the design strain), and its refusals.
 #include "check.h"
-#include "psb.h"
-#include "psb_mesh.h"
+#include <psb/psb.h>
+#include <psb/psb_mesh.h>
 
 #include <math.h>
 #include <string.h>

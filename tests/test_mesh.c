@@ -1,7 +1,7 @@
 // Mesh generators and the topology report: counts, closedness, genus,
 // analytic volumes and their convergence, defects, and every bad argument.
 #include "check.h"
-#include "psb_mesh.h"
+#include <psb/psb_mesh.h>
 
 #include <stdlib.h>
 #include <string.h>

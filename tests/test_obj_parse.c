@@ -3,7 +3,7 @@
 // strtod, also under a comma-decimal locale; buffers without a final NUL;
 // generated errors (long lines, too many corners, missing files).
 #include "check.h"
-#include "psb_obj.h"
+#include <psb/psb_obj.h>
 
 #include <dirent.h>
 #include <locale.h>

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "psb.h"
-#include "psb_mesh.h"
+#include <psb/psb.h>
+#include <psb/psb_mesh.h>
 
 #define NAN_ (nan(""))
 #define INF_ (HUGE_VAL)

@@ -16,8 +16,8 @@
 
 #include "bodies.h"
 #include "check.h"
-#include "psb.h"
-#include "psb_mesh.h"
+#include <psb/psb.h>
+#include <psb/psb_mesh.h>
 
 static const double h = 1e-4; // s, the one step
 

@@ -2,7 +2,7 @@
 // outcome the README describes. The folder lies beside the checkout, not in
 // it; without it this test says so and exits 77, which ctest shows as skipped.
 #include "check.h"
-#include "psb_obj.h"
+#include <psb/psb_obj.h>
 
 #include <stdio.h>
 #include <stdlib.h>

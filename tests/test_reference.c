@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "bodies.h"
-#include "psb_model.h"
-#include "psb_obj.h"
+#include <psb/psb_model.h>
+#include <psb/psb_obj.h>
 
 #ifndef PSB_MESHES
 #define PSB_MESHES "meshes"

@@ -3,7 +3,7 @@
 // filling, fitting; the topology report's holes; every refusal of
 // psb_mesh_load_obj and its message.
 #include "check.h"
-#include "psb_obj.h"
+#include <psb/psb_obj.h>
 
 #include <stdint.h>
 #include <stdio.h>

@@ -38,8 +38,8 @@
 #include "bodies.h"
 #include "check.h"
 #include "internal.h"
-#include "psb.h"
-#include "psb_mesh.h"
+#include <psb/psb.h>
+#include <psb/psb_mesh.h>
 
 typedef struct edge_end {
     int lo, hi, tri, corner; // the edge (lo < hi); it leaves corner `corner` of triangle tri

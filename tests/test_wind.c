@@ -33,8 +33,8 @@
 
 #include "bodies.h"
 #include "check.h"
-#include "psb.h"
-#include "psb_mesh.h"
+#include <psb/psb.h>
+#include <psb/psb_mesh.h>
 
 static const double pi = 3.14159265358979323846;
 

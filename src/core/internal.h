@@ -23,7 +23,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "psb.h"
+#include <psb/psb.h>
 
 enum {
     LANES = 8,        // points per block: 8 doubles fill a 512-bit register

@@ -4,7 +4,7 @@
 #ifndef PSB_BORDER_LOOPS_H
 #define PSB_BORDER_LOOPS_H
 
-#include "psb.h"
+#include <psb/psb.h>
 
 /// Border half-edges grouped into loops: loop l is the half-edges
 /// order[start[l]] .. order[start[l + 1] - 1], each one starting where the one

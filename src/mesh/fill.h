@@ -5,7 +5,7 @@
 #ifndef PSB_FILL_H
 #define PSB_FILL_H
 
-#include "psb.h"
+#include <psb/psb.h>
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 // closed, outward mesh per connected component, and refuse what cannot hold
 // gas with a message that names the file and says what is wrong and where.
 #include "mesh_internal.h"
-#include "psb_obj.h"
+#include <psb/psb_obj.h>
 
 #include <limits.h>
 #include <stdarg.h>

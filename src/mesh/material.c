@@ -1,6 +1,6 @@
 // The default material of a loaded mesh: a gas amount from its weight and
 // footprint, and a spring stiffness from the tension that gas makes.
-#include "psb_mesh.h"
+#include <psb/psb_mesh.h>
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 // Mesh ownership, body definitions and the signed volume.
-#include "psb_mesh.h"
+#include <psb/psb_mesh.h>
 
 #include <limits.h>
 #include <stdlib.h>

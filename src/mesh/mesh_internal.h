@@ -2,7 +2,7 @@
 #ifndef PSB_MESH_INTERNAL_H
 #define PSB_MESH_INTERNAL_H
 
-#include "psb_mesh.h"
+#include <psb/psb_mesh.h>
 
 /// Checks that mesh is not NULL, its kind is known, its counts are >= 0 with
 /// arrays behind them, and every triangle corner is a point index. On a

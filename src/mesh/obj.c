@@ -10,8 +10,8 @@
 // Positive face indices may refer to vertices defined later in the file; such
 // faces are kept aside (their triangle slots reserved, so the file's order is
 // kept) and checked and triangulated once every vertex has been read.
-#include "psb_obj.h"
 #include "triangulate.h"
+#include <psb/psb_obj.h>
 
 #include <errno.h>
 #include <limits.h>

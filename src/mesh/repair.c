@@ -8,7 +8,7 @@
 // loop.
 #include "fill.h"
 #include "mesh_internal.h"
-#include "psb_obj.h"
+#include <psb/psb_obj.h>
 
 #include <limits.h>
 #include <math.h>

@@ -3,7 +3,7 @@
 // triangles run counter-clockwise seen from outside, so its divergence-theorem
 // volume is positive. Each generator checks its parameters first and, on any
 // failure, leaves *out zeroed.
-#include "psb_mesh.h"
+#include <psb/psb_mesh.h>
 
 #include <limits.h>
 #include <math.h>

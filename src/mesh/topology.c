@@ -12,7 +12,7 @@
 // exactly the loops this report counts.
 #include "border_loops.h"
 #include "mesh_internal.h"
-#include "psb_mesh.h"
+#include <psb/psb_mesh.h>
 
 #include <limits.h>
 #include <stdio.h>

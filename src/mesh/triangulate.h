@@ -4,7 +4,7 @@
 #ifndef PSB_TRIANGULATE_H
 #define PSB_TRIANGULATE_H
 
-#include "psb.h"
+#include <psb/psb.h>
 
 /// Ear clipping's scratch space, made once, in one block, when the first
 /// polygon of more than 3 corners comes, and reused for every later one.

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-#include "psb_model.h"
+#include <psb/psb_model.h>
 
 typedef struct model_body {
     psb_body_kind kind;

@@ -1,5 +1,5 @@
 // Bodies' surfaces as Wavefront OBJ files; see psb_export.h.
-#include "psb_export.h"
+#include <psb/psb_export.h>
 
 #include <assert.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 // Scene builders: the default comparison scene, pressure in both modes,
 // shape matching against pressure, the flag in the wind, the planets, and a
 // bare stage for loaded models. Plain data in, a world out; see psb_scene.h.
-#include "psb_scene.h"
+#include <psb/psb_scene.h>
 
 #include <math.h>
 #include <stdio.h>

@@ -14,11 +14,11 @@
 // the expensive frames around the landing count, as they do on screen).
 #include "bench_realtime.h"
 
-#include "psb.h"
 #include "shape_options.h"
 #include "sim_options.h"
 #include "sim_output.h"
 #include "sim_world.h"
+#include <psb/psb.h>
 
 #include <errno.h>
 #include <math.h>

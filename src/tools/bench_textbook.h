@@ -5,7 +5,7 @@
 #ifndef PSB_BENCH_TEXTBOOK_H
 #define PSB_BENCH_TEXTBOOK_H
 
-#include "psb.h"
+#include <psb/psb.h>
 
 /// Runs `steps` symplectic Euler steps of size h on the body described by
 /// def (springs from its edges, rest lengths from its points, gas, gravity,

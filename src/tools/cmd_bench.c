@@ -20,11 +20,11 @@
 #include "bench_textbook.h"
 #include "commands.h"
 #include "options.h"
-#include "psb.h"
-#include "psb_mesh.h"
-#include "psb_obj.h"
 #include "sim_options.h"
 #include "sim_output.h"
+#include <psb/psb.h>
+#include <psb/psb_mesh.h>
+#include <psb/psb_obj.h>
 
 enum { MAX_REPEATS = 64 };
 

@@ -5,9 +5,9 @@
 #include "commands.h"
 #include "mesh_options.h"
 #include "options.h"
-#include "psb_mesh.h"
-#include "psb_obj.h"
 #include "shape_options.h"
+#include <psb/psb_mesh.h>
+#include <psb/psb_obj.h>
 
 #include <stddef.h>
 #include <stdio.h>

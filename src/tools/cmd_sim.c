@@ -9,16 +9,16 @@
 #include "commands.h"
 #include "mesh_options.h"
 #include "options.h"
-#include "psb.h"
-#include "psb_export.h"
-#include "psb_mesh.h"
-#include "psb_model.h"
-#include "psb_obj.h"
-#include "psb_scene.h"
 #include "shape_options.h"
 #include "sim_options.h"
 #include "sim_output.h"
 #include "sim_world.h"
+#include <psb/psb.h>
+#include <psb/psb_export.h>
+#include <psb/psb_mesh.h>
+#include <psb/psb_model.h>
+#include <psb/psb_obj.h>
+#include <psb/psb_scene.h>
 
 #include <errno.h>
 #include <limits.h>

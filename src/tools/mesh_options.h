@@ -6,7 +6,7 @@
 #define PSB_MESH_OPTIONS_H
 
 #include "options.h"
-#include "psb_obj.h"
+#include <psb/psb_obj.h>
 
 /// The repair options' values; fill with psb_default_mesh_options(). Each
 /// flag turns one repair of psb_default_repair_options() on or off.

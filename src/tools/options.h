@@ -11,7 +11,7 @@
 #ifndef PSB_OPTIONS_H
 #define PSB_OPTIONS_H
 
-#include "psb.h"
+#include <psb/psb.h>
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,7 +4,7 @@
 #define PSB_SHAPE_OPTIONS_H
 
 #include "options.h"
-#include "psb_mesh.h"
+#include <psb/psb_mesh.h>
 
 /// The shapes the command line can build.
 typedef enum psb_shape {

@@ -6,9 +6,9 @@
 
 #include "mesh_options.h"
 #include "options.h"
-#include "psb.h"
-#include "psb_scene.h"
 #include "shape_options.h"
+#include <psb/psb.h>
+#include <psb/psb_scene.h>
 
 #include <stdbool.h>
 

@@ -3,8 +3,8 @@
 #ifndef PSB_SIM_OUTPUT_H
 #define PSB_SIM_OUTPUT_H
 
-#include "psb.h"
-#include "psb_model.h"
+#include <psb/psb.h>
+#include <psb/psb_model.h>
 
 #include <stdbool.h>
 #include <stdio.h>

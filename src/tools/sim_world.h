@@ -6,9 +6,9 @@
 #ifndef PSB_SIM_WORLD_H
 #define PSB_SIM_WORLD_H
 
-#include "psb.h"
 #include "shape_options.h"
 #include "sim_options.h"
+#include <psb/psb.h>
 
 #include <stddef.h>
 

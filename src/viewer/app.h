@@ -6,7 +6,7 @@
 
 #include "camera.h"
 #include "gl_util.h"
-#include "psb_viewer.h"
+#include <psb/psb_viewer.h>
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>

@@ -1,7 +1,7 @@
 // Mouse and keyboard: orbit, pan, zoom; grab, drag, poke and pin bodies in
 // both views (what is under the cursor: pick.c); the keys.
 #include "app.h"
-#include "psb_export.h"
+#include <psb/psb_export.h>
 
 #include <math.h>
 #include <stdio.h>

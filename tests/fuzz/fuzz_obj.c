@@ -5,7 +5,7 @@
 // crash, leak, read out of bounds or hit undefined behaviour, and the
 // parser's promises are checked: a failure names the file and leaves nothing
 // behind, a success has finite positions and indices in range.
-#include "psb_obj.h"
+#include <psb/psb_obj.h>
 
 #include <math.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
 // spots; every body of a scene has a colour of its own; bad input is
 // refused.
 #include "check.h"
-#include "psb_scene.h"
+#include <psb/psb_scene.h>
 
 #include <math.h>
 #include <string.h>

@@ -4,8 +4,8 @@
 #ifndef PSB_SCENE_H
 #define PSB_SCENE_H
 
-#include "psb.h"
-#include "psb_mesh.h"
+#include <psb/psb.h>
+#include <psb/psb_mesh.h>
 
 #ifdef __cplusplus
 extern "C" {

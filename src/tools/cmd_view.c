@@ -3,8 +3,8 @@
 
 #include "mesh_options.h"
 #include "options.h"
-#include "psb_export.h"
-#include "psb_viewer.h"
+#include <psb/psb_export.h>
+#include <psb/psb_viewer.h>
 
 #include <math.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
 #ifndef PSB_VIEWER_H
 #define PSB_VIEWER_H
 
-#include "psb_obj.h"
-#include "psb_scene.h"
+#include <psb/psb_obj.h>
+#include <psb/psb_scene.h>
 
 #include <stdbool.h>
 

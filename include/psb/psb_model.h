@@ -11,7 +11,7 @@
 #ifndef PSB_MODEL_H
 #define PSB_MODEL_H
 
-#include "psb.h"
+#include <psb/psb.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,7 +11,7 @@
 #ifndef PSB_OBJ_H
 #define PSB_OBJ_H
 
-#include "psb_mesh.h"
+#include <psb/psb_mesh.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -18,8 +18,8 @@
 #ifndef PSB_EXPORT_H
 #define PSB_EXPORT_H
 
-#include "psb.h"
-#include "psb_scene.h"
+#include <psb/psb.h>
+#include <psb/psb_scene.h>
 
 #include <stddef.h>
 

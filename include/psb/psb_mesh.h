@@ -3,7 +3,7 @@
 #ifndef PSB_MESH_H
 #define PSB_MESH_H
 
-#include "psb.h"
+#include <psb/psb.h>
 
 #ifdef __cplusplus
 extern "C" {
