@@ -750,7 +750,7 @@ static void test_regular_blocks(void) {
     psb_body *b = w->bodies[0];
     int regular = 0;
     for (int q = 0; q < b->block_count; q++) {
-        regular += b->block_regular_from[q] >= 0;
+        regular += b->fans.block_regular_from[q] >= 0;
     }
     CHECK(regular > b->block_count / 2, "only %d regular blocks of %d", regular, b->block_count);
     int32_t *keep = malloc((size_t)b->block_count * sizeof *keep);
@@ -761,7 +761,7 @@ static void test_regular_blocks(void) {
         g[c] = malloc(bytes);
     }
     if (keep && f[0] && f[1] && f[2] && g[0] && g[1] && g[2]) {
-        memcpy(keep, b->block_regular_from, (size_t)b->block_count * sizeof *keep);
+        memcpy(keep, b->fans.block_regular_from, (size_t)b->block_count * sizeof *keep);
         const double damping[2] = {b->params.spring_damping, 0.0};
         for (int d = 0; d < 2; d++) {
             b->params.spring_damping = damping[d];
@@ -771,7 +771,7 @@ static void test_regular_blocks(void) {
                 memcpy(g[c], b->grad[c], bytes);
             }
             for (int q = 0; q < b->block_count; q++) {
-                b->block_regular_from[q] = -1;
+                b->fans.block_regular_from[q] = -1;
             }
             const double v1 = evaluate(w, k);
             bool same = memcmp(&v0, &v1, sizeof v0) == 0;
@@ -780,7 +780,7 @@ static void test_regular_blocks(void) {
                        memcmp(g[c], b->grad[c], bytes) == 0;
             }
             CHECK(same, "damping %g: regular blocks differ from the general loop", damping[d]);
-            memcpy(b->block_regular_from, keep, (size_t)b->block_count * sizeof *keep);
+            memcpy(b->fans.block_regular_from, keep, (size_t)b->block_count * sizeof *keep);
         }
     }
     free(keep);
@@ -808,11 +808,11 @@ static void test_grouped_fans(void) {
     for (int c = 0; c < b->chunk_count; c++) {
         int size[CHUNK_POINTS], m = 0, rows = 0;
         for (int k = c * CHUNK_BLOCKS; k < (c + 1) * CHUNK_BLOCKS && k < b->block_count; k++) {
-            rows += b->row_start[k + 1] - b->row_start[k];
+            rows += b->fans.row_start[k + 1] - b->fans.row_start[k];
             for (int lane = 0; lane < LANES && LANES * k + lane < b->n; lane++) {
                 int d = 0;
-                for (int r = b->row_start[k]; r < b->row_start[k + 1]; r++) {
-                    d += ((b->row_mask[2 * r] | b->row_mask[2 * r + 1]) >> lane) & 1;
+                for (int r = b->fans.row_start[k]; r < b->fans.row_start[k + 1]; r++) {
+                    d += ((b->fans.row_mask[2 * r] | b->fans.row_mask[2 * r + 1]) >> lane) & 1;
                 }
                 size[m++] = d;
             }

@@ -1,7 +1,10 @@
-// Bodies: creation from a definition, masses, accessors and measurements.
+// The body API: every psb_body_* function (psb.h). A body is named by the
+// world and its index; these read it (kind, points, springs, measurements,
+// the solver's report), change it (parameters, state, reset) and act on it
+// (grab, impulse, pins, shape matching's fit) outside the step.
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,360 +138,320 @@ psb_status psb_body_def_validate(const psb_body_def *def, psb_error *err) {
     return psb_body_params_validate(&def->params, err);
 }
 
-static int compare_u64(const void *a, const void *b) {
-    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+psb_body_kind psb_body_get_kind(const psb_world *w, int body) {
+    return world_body(w, body)->kind;
+}
+int psb_body_point_count(const psb_world *w, int body) {
+    return world_body(w, body)->n;
+}
+const psb_vec3 *psb_body_positions(const psb_world *w, int body) {
+    return world_body(w, body)->x_pub;
+}
+const psb_vec3 *psb_body_velocities(const psb_world *w, int body) {
+    return world_body(w, body)->v_pub;
+}
+const double *psb_body_masses(const psb_world *w, int body) {
+    return world_body(w, body)->mass_pub;
+}
+const double *psb_body_rest_lengths(const psb_world *w, int body) {
+    return world_body(w, body)->rest_length;
 }
 
-static uint64_t edge_key(int a, int b) {
-    return a < b ? (uint64_t)a << 32 | (uint64_t)b : (uint64_t)b << 32 | (uint64_t)a;
+const int *psb_body_edges(const psb_world *w, int body, int *count) {
+    const psb_body *b = world_body(w, body);
+    *count = b->spring_count;
+    return b->springs;
 }
 
-// Unique undirected edges of a triangle list and a list of extra springs, as
-// sorted keys lo << 32 | hi. Returns the count; *keys receives an array the
-// caller frees (NULL on no memory).
-static int unique_edges(const int *tris, int tri_count, const int *extra, int extra_count,
-                        uint64_t **keys) {
-    const int n = tri_count * 3 + extra_count;
-    uint64_t *k = malloc((size_t)(n > 0 ? n : 1) * sizeof *k);
-    *keys = k;
-    if (!k) {
-        return 0;
+const int *psb_body_triangles(const psb_world *w, int body, int *count) {
+    const psb_body *b = world_body(w, body);
+    *count = b->tri_count;
+    return b->tri_count ? b->tris : NULL;
+}
+
+psb_body_state psb_body_measure(const psb_world *w, int body) {
+    const psb_body *b = world_body(w, body);
+    const double t = w->time;
+    const double g = body_gravity(b, &w->params, t);
+    psb_body_state s = {0};
+    s.rest_volume = b->rest_volume;
+    s.volume = body_volume(b, b->x_pub);
+    s.gas_nrt = body_gas_nrt(b, t);
+    if (b->kind != PSB_CLOTH) {
+        // The same guard as the force: the gas law at no less than 1e-3 V0.
+        const double v_gas = fmax(s.volume, 1e-3 * b->rest_volume);
+        s.pressure = s.gas_nrt / v_gas - b->params.outside_pressure;
+        // Gas potential: -nRT ln V (+ P0 V for the outside pressure).
+        s.gas = -s.gas_nrt * log(v_gas) + b->params.outside_pressure * s.volume;
     }
-    for (int t = 0; t < tri_count; t++) {
-        for (int e = 0; e < 3; e++) {
-            k[3 * t + e] = edge_key(tris[3 * t + e], tris[3 * t + (e + 1) % 3]);
-        }
-    }
-    for (int e = 0; e < extra_count; e++) {
-        k[3 * tri_count + e] = edge_key(extra[2 * e], extra[2 * e + 1]);
-    }
-    qsort(k, (size_t)n, sizeof *k, compare_u64);
-    int unique = 0;
-    for (int i = 0; i < n; i++) {
-        if (unique == 0 || k[i] != k[unique - 1]) {
-            k[unique++] = k[i];
-        }
-    }
-    return unique;
-}
-
-// Carves 64-byte aligned arrays out of one allocation.
-typedef struct carver {
-    unsigned char *base;
-    size_t used;
-} carver;
-
-static void *carve(carver *c, size_t bytes) {
-    void *p = c->base ? c->base + c->used : NULL;
-    c->used += (bytes + 63) & ~(size_t)63;
-    return p;
-}
-
-// Lays out every array of b; with c->base NULL this only adds up the size.
-static void lay_out(psb_body *b, carver *c) {
-    const size_t n = (size_t)b->n, pad = (size_t)b->n_pad;
-    double **soa[] = {b->x,  b->v,  b->f,      b->grad,   b->x0,     b->v0,
-                      b->dx, b->dv, b->x_good, b->x_next, b->x_init, b->v_init};
-    for (size_t a = 0; a < sizeof soa / sizeof soa[0]; a++) {
-        for (int k = 0; k < 3; k++) {
-            soa[a][k] = carve(c, pad * sizeof(double));
-        }
-    }
-    b->mass = carve(c, pad * sizeof(double));
-    b->inv_mass = carve(c, pad * sizeof(double));
-    b->vol_part = carve(c, (size_t)b->chunk_count * sizeof(double));
-    b->extra_part = carve(c, (size_t)b->chunk_count * EXTRA_SUMS * sizeof(double));
-    b->x_pub = carve(c, n * sizeof(psb_vec3));
-    b->v_pub = carve(c, n * sizeof(psb_vec3));
-    b->rest = carve(c, n * sizeof(psb_vec3));
-    b->mass_pub = carve(c, n * sizeof(double));
-    b->order = carve(c, n * sizeof(int));
-    b->rank = carve(c, n * sizeof(int));
-    b->rest_length = carve(c, (size_t)b->spring_count * sizeof(double));
-    b->springs = carve(c, (size_t)b->spring_count * 2 * sizeof(int));
-    b->tris = carve(c, (size_t)b->tri_count * 3 * sizeof(int));
-    for (int k = 0; k < 3; k++) {
-        b->shape_q[k] = carve(c, pad * sizeof(double));
-    }
-}
-
-static double length(psb_vec3 a) {
-    return sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
-}
-static psb_vec3 sub(psb_vec3 a, psb_vec3 b) {
-    return (psb_vec3){a.x - b.x, a.y - b.y, a.z - b.z};
-}
-
-void body_update_masses(psb_body *b) {
-    const double total = b->params.mass;
-    double *mass = b->mass_pub;
+    s.min_y = b->x_pub[0].y;
     for (int i = 0; i < b->n; i++) {
-        mass[i] = 0.0;
-    }
-    double sum = 0.0;
-    if (b->params.mass_by_area) {
-        // Area around each point in the rest shape: a third of each triangle
-        // (a half of each edge on a ring).
-        if (b->kind == PSB_RING) {
-            for (int i = 0; i < b->n; i++) {
-                const int j = i + 1 == b->n ? 0 : i + 1;
-                const double half = 0.5 * length(sub(b->rest[j], b->rest[i]));
-                mass[i] += half;
-                mass[j] += half;
-                sum += 2.0 * half;
-            }
-        } else {
-            for (int t = 0; t < b->tri_count; t++) {
-                const int *c = &b->tris[3 * t];
-                const psb_vec3 u = sub(b->rest[c[1]], b->rest[c[0]]);
-                const psb_vec3 w = sub(b->rest[c[2]], b->rest[c[0]]);
-                const psb_vec3 cr = {u.y * w.z - u.z * w.y, u.z * w.x - u.x * w.z,
-                                     u.x * w.y - u.y * w.x};
-                const double third = length(cr) / 6.0; // area / 3
-                for (int k = 0; k < 3; k++) {
-                    mass[c[k]] += third;
-                }
-                sum += 3.0 * third;
-            }
+        const psb_vec3 x = b->x_pub[i], v = b->v_pub[i];
+        const double m = b->mass_pub[i];
+        s.centroid.x += x.x;
+        s.centroid.y += x.y;
+        s.centroid.z += x.z;
+        s.momentum.x += m * v.x;
+        s.momentum.y += m * v.y;
+        s.momentum.z += m * v.z;
+        s.kinetic += 0.5 * m * (v.x * v.x + v.y * v.y + v.z * v.z);
+        if (b->inv_mass[b->rank[i]] > 0.0) {
+            s.gravity += m * g * x.y;
         }
+        s.min_y = fmin(s.min_y, x.y);
     }
-    // A point whose triangles all have zero area would get no mass (and an
-    // infinite acceleration): give it the smallest area any point has.
-    double smallest = INFINITY;
+    s.centroid.x /= b->n;
+    s.centroid.y /= b->n;
+    s.centroid.z /= b->n;
     for (int i = 0; i < b->n; i++) {
-        if (mass[i] > 0.0) {
-            smallest = fmin(smallest, mass[i]);
-        }
+        s.mean_radius += sqrt((b->x_pub[i].x - s.centroid.x) * (b->x_pub[i].x - s.centroid.x) +
+                              (b->x_pub[i].y - s.centroid.y) * (b->x_pub[i].y - s.centroid.y) +
+                              (b->x_pub[i].z - s.centroid.z) * (b->x_pub[i].z - s.centroid.z));
     }
-    if (sum > 0.0) {
-        for (int i = 0; i < b->n; i++) {
-            if (!(mass[i] > 0.0)) {
-                mass[i] = smallest;
-                sum += smallest;
+    s.mean_radius /= b->n;
+    for (int k = 0; k < b->spring_count; k++) {
+        const psb_vec3 a = b->x_pub[b->springs[2 * k]], c = b->x_pub[b->springs[2 * k + 1]];
+        const double len =
+            sqrt((a.x - c.x) * (a.x - c.x) + (a.y - c.y) * (a.y - c.y) + (a.z - c.z) * (a.z - c.z));
+        const double stretch = len - b->rest_length[k];
+        s.spring += 0.5 * b->params.spring_k * stretch * stretch;
+    }
+    s.shape = body_shape_energy(b);
+    s.energy = s.kinetic + s.spring + s.gas + s.gravity + s.shape;
+    s.blowups = b->blowups;
+    s.pinned = b->pin_count;
+    return s;
+}
+
+double psb_body_stable_substep(const psb_world *w, int body) {
+    const psb_body *b = world_body(w, body);
+    int *degree = calloc((size_t)b->n, sizeof *degree);
+    if (!degree) {
+        return 0.0;
+    }
+    for (int s = 0; s < 2 * b->spring_count; s++) {
+        degree[b->springs[s]]++;
+    }
+    double h_max = INFINITY;
+    for (int i = 0; i < b->n; i++) {
+        // Largest eigenvalues of the point's spring stiffness and damping
+        // blocks, bounded by their sums over its springs.
+        const double inv_mass = 1.0 / b->mass_pub[i];
+        // The shape matching spring adds its k_shape to the point's own.
+        const double w2 = (2.0 * b->params.spring_k * degree[i] + b->params.shape_k) * inv_mass;
+        const double g = 2.0 * b->params.spring_damping * degree[i] * inv_mass;
+        // Positive root of h^2 w^2 + 2 h g = 4, (-g + sqrt(g^2 + 4 w^2)) / w^2,
+        // written without the cancellation when g^2 >> w^2 (and 2 / g at
+        // w = 0, infinite with neither).
+        h_max = fmin(h_max, 4.0 / (g + sqrt(g * g + 4.0 * w2)));
+    }
+    free(degree);
+    return h_max;
+}
+
+const psb_body_params *psb_body_get_params(const psb_world *w, int body) {
+    return &world_body(w, body)->params;
+}
+
+psb_status psb_body_set_params(psb_world *w, int body, const psb_body_params *params,
+                               psb_error *err) {
+    psb_body *b = world_body(w, body);
+    psb_status status = psb_body_params_validate(params, err);
+    if (status != PSB_OK) {
+        return status;
+    }
+    if (b->kind == PSB_CLOTH && (params->gas_nrt != 0.0 || params->outside_pressure != 0.0)) {
+        return psb_error_set(err, PSB_ERR_INVALID,
+                             "gas_nrt, outside_pressure: a cloth holds no gas; expected 0, got %g "
+                             "and %g",
+                             params->gas_nrt, params->outside_pressure);
+    }
+    const bool masses =
+        params->mass != b->params.mass || params->mass_by_area != b->params.mass_by_area;
+    b->params = *params;
+    if (masses) {
+        body_update_masses(b);
+    }
+    return PSB_OK;
+}
+
+psb_status psb_body_set_state(psb_world *w, int body, const psb_vec3 *positions,
+                              const psb_vec3 *velocities, psb_error *err) {
+    psb_body *b = world_body(w, body);
+    const psb_vec3 *arrays[2] = {positions, velocities};
+    for (int a = 0; a < 2; a++) {
+        for (int i = 0; arrays[a] && i < b->n; i++) {
+            const psb_vec3 p = arrays[a][i];
+            if (!(isfinite(p.x) && isfinite(p.y) && isfinite(p.z))) {
+                return psb_error_set(err, PSB_ERR_INVALID, "%s[%d]: expected finite coordinates",
+                                     a == 0 ? "positions" : "velocities", i);
             }
         }
     }
+    const bool ring = b->kind == PSB_RING;
     for (int i = 0; i < b->n; i++) {
-        // Uniform split, also the fallback if the rest shape has no area.
-        mass[i] = sum > 0.0 ? total * mass[i] / sum : total / b->n;
+        if (positions) {
+            b->x_pub[i] = positions[i];
+        }
+        if (velocities) {
+            b->v_pub[i] = velocities[i];
+        }
+        if (ring) {
+            b->x_pub[i].z = 0.0;
+            b->v_pub[i].z = 0.0;
+        }
     }
-    // The internal copy; the padding points stay massless and still.
-    for (int k = 0; k < b->n_pad; k++) {
-        b->mass[k] = k < b->n ? mass[b->order[k]] : 0.0;
-        b->inv_mass[k] = k < b->n ? 1.0 / b->mass[k] : 0.0;
+    body_unpublish(b);
+    // A pinned point stays pinned, where it was put, at rest.
+    for (int slot = 0; slot < b->pin_count; slot++) {
+        const int k = b->pin_index[slot];
+        if (positions) {
+            b->pin_pos[slot] = (psb_vec3){b->x[0][k], b->x[1][k], b->x[2][k]};
+        }
+        body_hold_pins(b, k, k + 1);
+        body_publish(b, b->order[k], b->order[k] + 1);
     }
-    for (int s = 0; s < b->pin_count; s++) {
-        b->inv_mass[b->pin_index[s]] = 0.0; // pinned: infinitely heavy
+    body_snapshot(b);
+    return PSB_OK;
+}
+
+void psb_body_reset(psb_world *w, int body) {
+    psb_body *b = world_body(w, body);
+    for (int c = 0; c < 3; c++) {
+        memcpy(b->x[c], b->x_init[c], (size_t)b->n_pad * sizeof(double));
+        memcpy(b->v[c], b->v_init[c], (size_t)b->n_pad * sizeof(double));
     }
+    body_hold_pins(b, 0, b->n);
+    body_publish(b, 0, b->n);
+    body_snapshot(b);
+    b->start_time = w->time;
+    b->grab_point = -1;
+    b->blew_last_step = false;
+}
+
+void psb_body_grab(psb_world *w, int body, int point, psb_vec3 target, double k) {
+    psb_body *b = world_body(w, body);
+    body_check_point(b, point);
+    assert(isfinite(k) && k >= 0.0 && "psb_body_grab: k must be finite and >= 0 (N/m)");
+    b->grab_point = point;
+    b->grab_k = k;
+    psb_body_grab_move(w, body, target);
+}
+
+void psb_body_grab_move(psb_world *w, int body, psb_vec3 target) {
+    psb_body *b = world_body(w, body);
+    assert(isfinite(target.x) && isfinite(target.y) && isfinite(target.z) &&
+           "psb_body_grab_move: target must be finite");
+    if (b->kind == PSB_RING) {
+        target.z = 0.0;
+    }
+    b->grab_target = target;
+}
+
+void psb_body_release(psb_world *w, int body) {
+    world_body(w, body)->grab_point = -1;
+}
+
+int psb_body_grabbed_point(const psb_world *w, int body) {
+    return world_body(w, body)->grab_point;
+}
+
+void psb_body_apply_impulse(psb_world *w, int body, int point, psb_vec3 impulse) {
+    psb_body *b = world_body(w, body);
+    body_check_point(b, point);
+    assert(isfinite(impulse.x) && isfinite(impulse.y) && isfinite(impulse.z) &&
+           "psb_body_apply_impulse: impulse must be finite");
+    const int k = b->rank[point];
+    b->v[0][k] += b->inv_mass[k] * impulse.x;
+    b->v[1][k] += b->inv_mass[k] * impulse.y;
+    if (b->kind != PSB_RING) {
+        b->v[2][k] += b->inv_mass[k] * impulse.z;
+    }
+    body_publish(b, point, point + 1);
+}
+
+psb_solver_report psb_body_solver_report(const psb_world *w, int body) {
+    return world_body(w, body)->solver;
+}
+
+psb_status psb_body_pin(psb_world *w, int body, int point, psb_vec3 position, psb_error *err) {
+    psb_body *b = world_body(w, body);
+    body_check_point(b, point);
+    if (!vec_finite(position)) {
+        return psb_error_set(err, PSB_ERR_INVALID, "pin position: expected finite coordinates");
+    }
+    if (b->kind == PSB_RING) {
+        position.z = 0.0;
+    }
+    const int k = b->rank[point];
+    int slot = body_pin_slot(b, k);
+    if (slot < 0) {
+        if (b->pin_count == b->pin_capacity) {
+            const int capacity = b->pin_capacity ? 2 * b->pin_capacity : 8;
+            int *index = realloc(b->pin_index, (size_t)capacity * sizeof *index);
+            if (!index) {
+                return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for %d pins", capacity);
+            }
+            b->pin_index = index;
+            psb_vec3 *pos = realloc(b->pin_pos, (size_t)capacity * sizeof *pos);
+            if (!pos) {
+                return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for %d pins", capacity);
+            }
+            b->pin_pos = pos;
+            b->pin_capacity = capacity;
+        }
+        slot = b->pin_count++;
+        b->pin_index[slot] = k;
+    }
+    b->pin_pos[slot] = position;
+    b->inv_mass[k] = 0.0;
+    body_note_masses(b);
+    body_hold_pins(b, k, k + 1);
+    body_publish(b, point, point + 1);
+    // The guard measures a step's motion from its start: the pin's jump is
+    // not the step's.
+    for (int c = 0; c < 3; c++) {
+        b->x_good[c][k] = b->x[c][k];
+    }
+    return PSB_OK;
+}
+
+void psb_body_unpin(psb_world *w, int body, int point) {
+    psb_body *b = world_body(w, body);
+    body_check_point(b, point);
+    const int k = b->rank[point];
+    const int slot = body_pin_slot(b, k);
+    if (slot < 0) {
+        return;
+    }
+    b->pin_count--;
+    b->pin_index[slot] = b->pin_index[b->pin_count];
+    b->pin_pos[slot] = b->pin_pos[b->pin_count];
+    b->inv_mass[k] = 1.0 / b->mass[k];
     body_note_masses(b);
 }
 
-// One 1/m for the whole body lets the kick read no array of them.
-void body_note_masses(psb_body *b) {
-    double u = b->n > 0 ? b->inv_mass[0] : 0.0;
-    for (int k = 1; k < b->n && u > 0.0; k++) {
-        u = b->inv_mass[k] == u ? u : 0.0;
-    }
-    b->inv_mass_uniform = u;
+bool psb_body_is_pinned(const psb_world *w, int body, int point) {
+    const psb_body *b = world_body(w, body);
+    body_check_point(b, point);
+    return body_pin_slot(b, b->rank[point]) >= 0;
 }
 
-void body_publish(psb_body *b, int i0, int i1) {
-    // In public order: the writes stream, the reads jump (they are cheaper).
-    const int end = i1 < b->n ? i1 : b->n;
-    for (int i = i0; i < end; i++) {
-        const int k = b->rank[i];
-        b->x_pub[i] = (psb_vec3){b->x[0][k], b->x[1][k], b->x[2][k]};
-        b->v_pub[i] = (psb_vec3){b->v[0][k], b->v[1][k], b->v[2][k]};
-    }
+int psb_body_pin_count(const psb_world *w, int body) {
+    return world_body(w, body)->pin_count;
 }
 
-void body_snapshot(psb_body *b) {
-    psb_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
-    for (int k = 0; k < b->n; k++) {
-        const psb_vec3 p = {b->x[0][k], b->x[1][k], b->x[2][k]};
-        lo = (psb_vec3){fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z)};
-        hi = (psb_vec3){fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z)};
+void psb_body_shape_match(const psb_world *w, int body, psb_vec3 *goals, double rotation[9]) {
+    const psb_body *b = world_body(w, body);
+    double centre[3], R[9];
+    const body_part whole = body_whole(b);
+    body_shape_fit(b, &whole, centre, R);
+    for (int k = 0; goals && k < b->n; k++) {
+        double g[3];
+        body_shape_goal(b, centre, R, k, g);
+        goals[b->order[k]] = (psb_vec3){g[0], g[1], g[2]};
     }
-    for (int c = 0; c < 3; c++) {
-        memcpy(b->x_good[c], b->x[c], (size_t)b->n_pad * sizeof(double));
-    }
-    b->good_size = length(sub(hi, lo));
-}
-
-void body_unpublish(psb_body *b) {
-    for (int k = 0; k < b->n; k++) {
-        const psb_vec3 x = b->x_pub[b->order[k]], v = b->v_pub[b->order[k]];
-        b->x[0][k] = x.x;
-        b->x[1][k] = x.y;
-        b->x[2][k] = x.z;
-        b->v[0][k] = v.x;
-        b->v[1][k] = v.y;
-        b->v[2][k] = v.z;
-    }
-}
-
-psb_body *body_create(const psb_body_def *def, const psb_params *world_params, double time,
-                      psb_error *err) {
-    (void)world_params;
-    if (psb_body_def_validate(def, err) != PSB_OK) {
-        return NULL;
-    }
-    psb_body *b = calloc(1, sizeof *b);
-    if (!b) {
-        psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a body of %d points",
-                      def->point_count);
-        return NULL;
-    }
-    b->kind = def->kind;
-    b->n = def->point_count;
-    b->n_pad = (b->n + LANES - 1) / LANES * LANES;
-    b->block_count = b->n_pad / LANES;
-    b->chunk_count = (b->block_count + CHUNK_BLOCKS - 1) / CHUNK_BLOCKS;
-    b->tri_count = def->kind == PSB_RING ? 0 : def->triangle_count;
-    b->params = def->params;
-    b->grab_point = -1;
-    b->start_time = time;
-
-    uint64_t *edge_keys = NULL;
-    if (def->kind != PSB_RING) {
-        b->spring_count = unique_edges(def->triangles, b->tri_count, def->springs,
-                                       def->kind == PSB_CLOTH ? def->spring_count : 0, &edge_keys);
-        if (!edge_keys) {
-            free(b);
-            psb_error_set(err, PSB_ERR_NOMEM, "out of memory for the edges of %d triangles",
-                          def->triangle_count);
-            return NULL;
-        }
-    } else {
-        b->spring_count = b->n;
-    }
-
-    carver c = {NULL, 0};
-    lay_out(b, &c);
-    c.base = aligned_alloc(64, c.used);
-    b->block = c.base;
-    if (!c.base) {
-        free(edge_keys);
-        free(b);
-        psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a body of %d points",
-                      def->point_count);
-        return NULL;
-    }
-    // Everything starts at zero, the padding points included.
-    memset(c.base, 0, c.used);
-    c.used = 0;
-    lay_out(b, &c);
-
-    const bool ring = def->kind == PSB_RING;
-    for (int i = 0; i < b->n; i++) {
-        const psb_vec3 p = def->points[i];
-        const psb_vec3 r = def->rest_points ? def->rest_points[i] : p;
-        b->x_pub[i] =
-            (psb_vec3){p.x + def->offset.x, p.y + def->offset.y, ring ? 0.0 : p.z + def->offset.z};
-        b->rest[i] =
-            (psb_vec3){r.x + def->offset.x, r.y + def->offset.y, ring ? 0.0 : r.z + def->offset.z};
-        b->v_pub[i] = (psb_vec3){def->velocity.x, def->velocity.y, ring ? 0.0 : def->velocity.z};
-    }
-    if (ring) {
-        for (int i = 0; i < b->n; i++) {
-            b->springs[2 * i] = i;
-            b->springs[2 * i + 1] = i + 1 == b->n ? 0 : i + 1;
-        }
-    } else {
-        if (b->tri_count > 0) {
-            memcpy(b->tris, def->triangles, (size_t)b->tri_count * 3 * sizeof(int));
-        }
-        for (int s = 0; s < b->spring_count; s++) {
-            b->springs[2 * s] = (int)(edge_keys[s] >> 32);
-            b->springs[2 * s + 1] = (int)(edge_keys[s] & 0xffffffffu);
-        }
-        free(edge_keys);
-    }
-
-    // Every point must belong to the surface, or it would float free.
-    unsigned char *used = calloc((size_t)b->n, 1);
-    if (!used) {
-        body_destroy(b);
-        psb_error_set(err, PSB_ERR_NOMEM, "out of memory");
-        return NULL;
-    }
-    for (int s = 0; s < 2 * b->spring_count; s++) {
-        used[b->springs[s]] = 1;
-    }
-    for (int i = 0; i < b->n; i++) {
-        if (!used[i]) {
-            free(used);
-            body_destroy(b);
-            psb_error_set(err, PSB_ERR_INVALID, "points[%d]: used by no %s", i,
-                          def->kind == PSB_CLOTH ? "spring or triangle" : "triangle");
-            return NULL;
-        }
-    }
-    free(used);
-
-    psb_vec3 lo = b->rest[0], hi = b->rest[0];
-    for (int s = 0; s < b->spring_count; s++) {
-        b->rest_length[s] = length(sub(b->rest[b->springs[2 * s]], b->rest[b->springs[2 * s + 1]]));
-    }
-    for (int i = 0; i < b->n; i++) {
-        lo = (psb_vec3){fmin(lo.x, b->rest[i].x), fmin(lo.y, b->rest[i].y),
-                        fmin(lo.z, b->rest[i].z)};
-        hi = (psb_vec3){fmax(hi.x, b->rest[i].x), fmax(hi.y, b->rest[i].y),
-                        fmax(hi.z, b->rest[i].z)};
-    }
-    b->rest_size = length(sub(hi, lo));
-    b->rest_volume = body_volume(b, b->rest);
-    if (b->kind != PSB_CLOTH && !(b->rest_volume > 0.0)) {
-        const double v = b->rest_volume;
-        body_destroy(b);
-        psb_error_set(err, PSB_ERR_INVALID,
-                      "%s: the rest shape encloses %s %g; expected a finite number > 0 (a "
-                      "closed surface of non-zero size, wound counter-clockwise seen from "
-                      "outside, with coordinates small enough to multiply)",
-                      ring ? "points" : "triangles", ring ? "an area of" : "a volume of", v);
-        return NULL;
-    }
-    if (body_build_fans(b, err) != PSB_OK ||
-        body_size_rings(b, world_params->threads, err) != PSB_OK) {
-        body_destroy(b);
-        return NULL;
-    }
-    body_update_masses(b);
-    body_unpublish(b);
-    // The rest shape about its centroid, for shape matching.
-    psb_vec3 centre = {0.0, 0.0, 0.0};
-    for (int i = 0; i < b->n; i++) {
-        centre = (psb_vec3){centre.x + b->rest[i].x - b->rest[0].x,
-                            centre.y + b->rest[i].y - b->rest[0].y,
-                            centre.z + b->rest[i].z - b->rest[0].z};
-    }
-    centre = (psb_vec3){b->rest[0].x + centre.x / b->n, b->rest[0].y + centre.y / b->n,
-                        b->rest[0].z + centre.z / b->n};
-    for (int k = 0; k < b->n; k++) {
-        const psb_vec3 r = b->rest[b->order[k]];
-        b->shape_q[0][k] = r.x - centre.x;
-        b->shape_q[1][k] = r.y - centre.y;
-        b->shape_q[2][k] = r.z - centre.z;
-    }
-    for (int k = 0; k < 3; k++) {
-        memcpy(b->x_init[k], b->x[k], (size_t)b->n_pad * sizeof(double));
-        memcpy(b->v_init[k], b->v[k], (size_t)b->n_pad * sizeof(double));
-    }
-    body_snapshot(b);
-    b->volume = body_volume(b, b->x_pub);
-    b->nrt = body_gas_nrt(b, time);
-    return b;
-}
-
-void body_destroy(psb_body *b) {
-    if (b) {
-        implicit_work_destroy(b->implicit);
-        free(b->pin_index);
-        free(b->pin_pos);
-        free(b->fan_block);
-        free(b->rings);
-        free(b->block);
-        free(b);
+    if (rotation) {
+        memcpy(rotation, R, 9 * sizeof R[0]);
     }
 }

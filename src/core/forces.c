@@ -91,7 +91,7 @@ double body_part_gas(psb_body *b, const psb_world *w, const body_part *part, dou
     if (part->team > 1) {
         team_wait(part->bar, part->team); // every point is where these forces are taken
     }
-    // Springs and the volume gradient in one pass over the fans (fan.c).
+    // Springs and the volume gradient in one pass over the fans (fast/fan.c).
     const force_pass pass = {.own = part->c0, .thread = part->thread, .kick_h = kick_h};
     w->kernels->forces(b, part->c0, part->c1, &pass);
     if (part->team > 1) {

@@ -11,7 +11,7 @@
 // forces, one for kick, drift and floor (body_kick_drift); with undamped
 // springs the first pass already adds h f / m to v and the second adds
 // h P grad / m (body_folds). The world steps of shells and cloths run the
-// same two passes skewed into one sweep (sweep.c).
+// same two passes skewed into one sweep (fast/sweep.c).
 #include "internal.h"
 
 body_part body_whole(const psb_body *b) {

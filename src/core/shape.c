@@ -358,18 +358,3 @@ void body_shape_damp(psb_body *b, const body_part *part, double h) {
         }
     }
 }
-
-void psb_body_shape_match(const psb_world *w, int body, psb_vec3 *goals, double rotation[9]) {
-    const psb_body *b = world_body(w, body);
-    double centre[3], R[9];
-    const body_part whole = body_whole(b);
-    body_shape_fit(b, &whole, centre, R);
-    for (int k = 0; goals && k < b->n; k++) {
-        double g[3];
-        body_shape_goal(b, centre, R, k, g);
-        goals[b->order[k]] = (psb_vec3){g[0], g[1], g[2]};
-    }
-    if (rotation) {
-        memcpy(rotation, R, 9 * sizeof R[0]);
-    }
-}

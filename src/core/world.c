@@ -1,5 +1,5 @@
-// The world: bodies, colliders, the fixed-step loop and the blow-up guard,
-// and the API that reads and changes bodies.
+// The world: bodies, colliders, the fixed-step loop and the blow-up guard
+// (every psb_world_* function; the psb_body_* ones are in body.c).
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
@@ -222,12 +222,6 @@ static void accept_step(psb_body *b, psb_vec3 lo, psb_vec3 hi) {
     b->good_size = diagonal(lo, hi);
 }
 
-double profile_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
-}
-
 void psb_world_set_profiling(psb_world *w, bool on) {
     w->profiling = on;
     w->profile = (psb_profile){0};
@@ -238,10 +232,6 @@ void psb_world_set_profiling(psb_world *w, bool on) {
 
 psb_profile psb_world_profile(const psb_world *w) {
     return w->profile;
-}
-
-psb_solver_report psb_body_solver_report(const psb_world *w, int body) {
-    return world_body(w, body)->solver;
 }
 
 psb_solver_report psb_world_solver_report(const psb_world *w) {
@@ -307,7 +297,7 @@ static verdict step_body_serial(psb_world *w, psb_body *b) {
 // its points (integrate.c). Only the sums' grouping into chunks touches
 // more than one point, and it does not depend on the threads, so the result
 // is the same bits for any count. With symplectic Euler, shells and cloths
-// take the skewed sweeps of sweep.c: the same work in another order, the
+// take the skewed sweeps of fast/sweep.c: the same work in another order, the
 // same bits.
 static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
     const psb_params *p = &w->params;
@@ -519,236 +509,4 @@ void body_check_point(const psb_body *b, int point) {
     (void)b;
     (void)point;
     assert(point >= 0 && point < b->n && "psb: point index out of range");
-}
-
-psb_body_kind psb_body_get_kind(const psb_world *w, int body) {
-    return world_body(w, body)->kind;
-}
-int psb_body_point_count(const psb_world *w, int body) {
-    return world_body(w, body)->n;
-}
-const psb_vec3 *psb_body_positions(const psb_world *w, int body) {
-    return world_body(w, body)->x_pub;
-}
-const psb_vec3 *psb_body_velocities(const psb_world *w, int body) {
-    return world_body(w, body)->v_pub;
-}
-const double *psb_body_masses(const psb_world *w, int body) {
-    return world_body(w, body)->mass_pub;
-}
-const double *psb_body_rest_lengths(const psb_world *w, int body) {
-    return world_body(w, body)->rest_length;
-}
-
-const int *psb_body_edges(const psb_world *w, int body, int *count) {
-    const psb_body *b = world_body(w, body);
-    *count = b->spring_count;
-    return b->springs;
-}
-
-const int *psb_body_triangles(const psb_world *w, int body, int *count) {
-    const psb_body *b = world_body(w, body);
-    *count = b->tri_count;
-    return b->tri_count ? b->tris : NULL;
-}
-
-psb_body_state psb_body_measure(const psb_world *w, int body) {
-    const psb_body *b = world_body(w, body);
-    const double t = w->time;
-    const double g = body_gravity(b, &w->params, t);
-    psb_body_state s = {0};
-    s.rest_volume = b->rest_volume;
-    s.volume = body_volume(b, b->x_pub);
-    s.gas_nrt = body_gas_nrt(b, t);
-    if (b->kind != PSB_CLOTH) {
-        // The same guard as the force: the gas law at no less than 1e-3 V0.
-        const double v_gas = fmax(s.volume, 1e-3 * b->rest_volume);
-        s.pressure = s.gas_nrt / v_gas - b->params.outside_pressure;
-        // Gas potential: -nRT ln V (+ P0 V for the outside pressure).
-        s.gas = -s.gas_nrt * log(v_gas) + b->params.outside_pressure * s.volume;
-    }
-    s.min_y = b->x_pub[0].y;
-    for (int i = 0; i < b->n; i++) {
-        const psb_vec3 x = b->x_pub[i], v = b->v_pub[i];
-        const double m = b->mass_pub[i];
-        s.centroid.x += x.x;
-        s.centroid.y += x.y;
-        s.centroid.z += x.z;
-        s.momentum.x += m * v.x;
-        s.momentum.y += m * v.y;
-        s.momentum.z += m * v.z;
-        s.kinetic += 0.5 * m * (v.x * v.x + v.y * v.y + v.z * v.z);
-        if (b->inv_mass[b->rank[i]] > 0.0) {
-            s.gravity += m * g * x.y;
-        }
-        s.min_y = fmin(s.min_y, x.y);
-    }
-    s.centroid.x /= b->n;
-    s.centroid.y /= b->n;
-    s.centroid.z /= b->n;
-    for (int i = 0; i < b->n; i++) {
-        s.mean_radius += sqrt((b->x_pub[i].x - s.centroid.x) * (b->x_pub[i].x - s.centroid.x) +
-                              (b->x_pub[i].y - s.centroid.y) * (b->x_pub[i].y - s.centroid.y) +
-                              (b->x_pub[i].z - s.centroid.z) * (b->x_pub[i].z - s.centroid.z));
-    }
-    s.mean_radius /= b->n;
-    for (int k = 0; k < b->spring_count; k++) {
-        const psb_vec3 a = b->x_pub[b->springs[2 * k]], c = b->x_pub[b->springs[2 * k + 1]];
-        const double len =
-            sqrt((a.x - c.x) * (a.x - c.x) + (a.y - c.y) * (a.y - c.y) + (a.z - c.z) * (a.z - c.z));
-        const double stretch = len - b->rest_length[k];
-        s.spring += 0.5 * b->params.spring_k * stretch * stretch;
-    }
-    s.shape = body_shape_energy(b);
-    s.energy = s.kinetic + s.spring + s.gas + s.gravity + s.shape;
-    s.blowups = b->blowups;
-    s.pinned = b->pin_count;
-    return s;
-}
-
-double psb_body_stable_substep(const psb_world *w, int body) {
-    const psb_body *b = world_body(w, body);
-    int *degree = calloc((size_t)b->n, sizeof *degree);
-    if (!degree) {
-        return 0.0;
-    }
-    for (int s = 0; s < 2 * b->spring_count; s++) {
-        degree[b->springs[s]]++;
-    }
-    double h_max = INFINITY;
-    for (int i = 0; i < b->n; i++) {
-        // Largest eigenvalues of the point's spring stiffness and damping
-        // blocks, bounded by their sums over its springs.
-        const double inv_mass = 1.0 / b->mass_pub[i];
-        // The shape matching spring adds its k_shape to the point's own.
-        const double w2 = (2.0 * b->params.spring_k * degree[i] + b->params.shape_k) * inv_mass;
-        const double g = 2.0 * b->params.spring_damping * degree[i] * inv_mass;
-        // Positive root of h^2 w^2 + 2 h g = 4, (-g + sqrt(g^2 + 4 w^2)) / w^2,
-        // written without the cancellation when g^2 >> w^2 (and 2 / g at
-        // w = 0, infinite with neither).
-        h_max = fmin(h_max, 4.0 / (g + sqrt(g * g + 4.0 * w2)));
-    }
-    free(degree);
-    return h_max;
-}
-
-const psb_body_params *psb_body_get_params(const psb_world *w, int body) {
-    return &world_body(w, body)->params;
-}
-
-psb_status psb_body_set_params(psb_world *w, int body, const psb_body_params *params,
-                               psb_error *err) {
-    psb_body *b = world_body(w, body);
-    psb_status status = psb_body_params_validate(params, err);
-    if (status != PSB_OK) {
-        return status;
-    }
-    if (b->kind == PSB_CLOTH && (params->gas_nrt != 0.0 || params->outside_pressure != 0.0)) {
-        return psb_error_set(err, PSB_ERR_INVALID,
-                             "gas_nrt, outside_pressure: a cloth holds no gas; expected 0, got %g "
-                             "and %g",
-                             params->gas_nrt, params->outside_pressure);
-    }
-    const bool masses =
-        params->mass != b->params.mass || params->mass_by_area != b->params.mass_by_area;
-    b->params = *params;
-    if (masses) {
-        body_update_masses(b);
-    }
-    return PSB_OK;
-}
-
-psb_status psb_body_set_state(psb_world *w, int body, const psb_vec3 *positions,
-                              const psb_vec3 *velocities, psb_error *err) {
-    psb_body *b = world_body(w, body);
-    const psb_vec3 *arrays[2] = {positions, velocities};
-    for (int a = 0; a < 2; a++) {
-        for (int i = 0; arrays[a] && i < b->n; i++) {
-            const psb_vec3 p = arrays[a][i];
-            if (!(isfinite(p.x) && isfinite(p.y) && isfinite(p.z))) {
-                return psb_error_set(err, PSB_ERR_INVALID, "%s[%d]: expected finite coordinates",
-                                     a == 0 ? "positions" : "velocities", i);
-            }
-        }
-    }
-    const bool ring = b->kind == PSB_RING;
-    for (int i = 0; i < b->n; i++) {
-        if (positions) {
-            b->x_pub[i] = positions[i];
-        }
-        if (velocities) {
-            b->v_pub[i] = velocities[i];
-        }
-        if (ring) {
-            b->x_pub[i].z = 0.0;
-            b->v_pub[i].z = 0.0;
-        }
-    }
-    body_unpublish(b);
-    // A pinned point stays pinned, where it was put, at rest.
-    for (int slot = 0; slot < b->pin_count; slot++) {
-        const int k = b->pin_index[slot];
-        if (positions) {
-            b->pin_pos[slot] = (psb_vec3){b->x[0][k], b->x[1][k], b->x[2][k]};
-        }
-        body_hold_pins(b, k, k + 1);
-        body_publish(b, b->order[k], b->order[k] + 1);
-    }
-    body_snapshot(b);
-    return PSB_OK;
-}
-
-void psb_body_reset(psb_world *w, int body) {
-    psb_body *b = world_body(w, body);
-    for (int c = 0; c < 3; c++) {
-        memcpy(b->x[c], b->x_init[c], (size_t)b->n_pad * sizeof(double));
-        memcpy(b->v[c], b->v_init[c], (size_t)b->n_pad * sizeof(double));
-    }
-    body_hold_pins(b, 0, b->n);
-    body_publish(b, 0, b->n);
-    body_snapshot(b);
-    b->start_time = w->time;
-    b->grab_point = -1;
-    b->blew_last_step = false;
-}
-
-void psb_body_grab(psb_world *w, int body, int point, psb_vec3 target, double k) {
-    psb_body *b = world_body(w, body);
-    body_check_point(b, point);
-    assert(isfinite(k) && k >= 0.0 && "psb_body_grab: k must be finite and >= 0 (N/m)");
-    b->grab_point = point;
-    b->grab_k = k;
-    psb_body_grab_move(w, body, target);
-}
-
-void psb_body_grab_move(psb_world *w, int body, psb_vec3 target) {
-    psb_body *b = world_body(w, body);
-    assert(isfinite(target.x) && isfinite(target.y) && isfinite(target.z) &&
-           "psb_body_grab_move: target must be finite");
-    if (b->kind == PSB_RING) {
-        target.z = 0.0;
-    }
-    b->grab_target = target;
-}
-
-void psb_body_release(psb_world *w, int body) {
-    world_body(w, body)->grab_point = -1;
-}
-
-int psb_body_grabbed_point(const psb_world *w, int body) {
-    return world_body(w, body)->grab_point;
-}
-
-void psb_body_apply_impulse(psb_world *w, int body, int point, psb_vec3 impulse) {
-    psb_body *b = world_body(w, body);
-    body_check_point(b, point);
-    assert(isfinite(impulse.x) && isfinite(impulse.y) && isfinite(impulse.z) &&
-           "psb_body_apply_impulse: impulse must be finite");
-    const int k = b->rank[point];
-    b->v[0][k] += b->inv_mass[k] * impulse.x;
-    b->v[1][k] += b->inv_mass[k] * impulse.y;
-    if (b->kind != PSB_RING) {
-        b->v[2][k] += b->inv_mass[k] * impulse.z;
-    }
-    body_publish(b, point, point + 1);
 }

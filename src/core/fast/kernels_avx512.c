@@ -26,7 +26,7 @@ typedef struct vec {
 // Row r's neighbours of the block at point i: one contiguous load per
 // coordinate when they sit at a common offset, else a gather.
 static inline void load_row(const psb_body *b, int r, int i, vec *x, vec *v) {
-    const int offset = b->row_offset[r];
+    const int offset = b->fans.row_offset[r];
     if (offset != FAN_GATHER) {
         const int j = i + offset;
         x->x = _mm512_loadu_pd(b->x[0] + j);
@@ -37,7 +37,7 @@ static inline void load_row(const psb_body *b, int r, int i, vec *x, vec *v) {
         v->z = _mm512_loadu_pd(b->v[2] + j);
         return;
     }
-    const __m256i j = _mm256_load_si256((const __m256i *)(b->row_index + LANES * r));
+    const __m256i j = _mm256_load_si256((const __m256i *)(b->fans.row_index + LANES * r));
     x->x = _mm512_i32gather_pd(j, b->x[0], 8);
     x->y = _mm512_i32gather_pd(j, b->x[1], 8);
     x->z = _mm512_i32gather_pd(j, b->x[2], 8);
@@ -48,13 +48,13 @@ static inline void load_row(const psb_body *b, int r, int i, vec *x, vec *v) {
 
 // Row r's neighbours' positions only.
 static inline vec load_positions(const psb_body *b, int r, int i) {
-    const int offset = b->row_offset[r];
+    const int offset = b->fans.row_offset[r];
     if (offset != FAN_GATHER) {
         const int j = i + offset;
         return (vec){_mm512_loadu_pd(b->x[0] + j), _mm512_loadu_pd(b->x[1] + j),
                      _mm512_loadu_pd(b->x[2] + j)};
     }
-    const __m256i j = _mm256_load_si256((const __m256i *)(b->row_index + LANES * r));
+    const __m256i j = _mm256_load_si256((const __m256i *)(b->fans.row_index + LANES * r));
     return (vec){_mm512_i32gather_pd(j, b->x[0], 8), _mm512_i32gather_pd(j, b->x[1], 8),
                  _mm512_i32gather_pd(j, b->x[2], 8)};
 }
@@ -93,10 +93,10 @@ static inline __attribute__((always_inline)) __m512d coefficients(vec d, vec vj,
 
 // Keeps a row's coefficients in the ring (see internal.h).
 static inline void keep(const psb_body *b, double *ring, int q, int i, __m512d s) {
-    const size_t at = ring_slot(b, q, i);
+    const size_t at = ring_slot(&b->fans, q, i);
     _mm512_store_pd(ring + at, s);
-    if (ring_mirrored(b, i)) {
-        _mm512_store_pd(ring + at + b->ring_mask + 1, s);
+    if (ring_mirrored(&b->fans, i)) {
+        _mm512_store_pd(ring + at + b->fans.ring_mask + 1, s);
     }
 }
 
@@ -107,12 +107,12 @@ static inline __attribute__((always_inline)) void regular_rows(const psb_body *b
                                                                int i, vec xi, vec vi, __m512d ks,
                                                                __m512d kd, const bool damped,
                                                                vec *f, vec *g) {
-    const int r0 = b->row_start[i / LANES];
+    const int r0 = b->fans.row_start[i / LANES];
     vec d[REGULAR_ROWS];
 #pragma GCC unroll 8
     for (int q = 0; q < REGULAR_ROWS; q++) {
         const int r = r0 + q;
-        const int j = i + b->row_offset[r];
+        const int j = i + b->fans.row_offset[r];
         d[q] = (vec){_mm512_sub_pd(_mm512_loadu_pd(b->x[0] + j), xi.x),
                      _mm512_sub_pd(_mm512_loadu_pd(b->x[1] + j), xi.y),
                      _mm512_sub_pd(_mm512_loadu_pd(b->x[2] + j), xi.z)};
@@ -123,11 +123,11 @@ static inline __attribute__((always_inline)) void regular_rows(const psb_body *b
                 vj = (vec){_mm512_loadu_pd(b->v[0] + j), _mm512_loadu_pd(b->v[1] + j),
                            _mm512_loadu_pd(b->v[2] + j)};
             }
-            s = coefficients(d[q], vj, vi, _mm512_load_pd(b->row_rest + LANES * r), 0xFF, ks, kd,
+            s = coefficients(d[q], vj, vi, _mm512_load_pd(b->fans.row_rest + LANES * r), 0xFF, ks, kd,
                              damped);
             keep(b, ring, q, i, s);
         } else {
-            s = _mm512_loadu_pd(ring + b->row_partner_at[r]);
+            s = _mm512_loadu_pd(ring + b->fans.row_partner_at[r]);
         }
         f->x = _mm512_fmadd_pd(s, d[q].x, f->x);
         f->y = _mm512_fmadd_pd(s, d[q].y, f->y);
@@ -146,23 +146,23 @@ static inline __attribute__((always_inline)) void general_rows(const psb_body *b
                                                                __m512d kd, int first_block,
                                                                const bool damped, vec *f, vec *g) {
     const int i = LANES * k;
-    const int r0 = b->row_start[k], r1 = b->row_start[k + 1];
+    const int r0 = b->fans.row_start[k], r1 = b->fans.row_start[k + 1];
     vec d0 = *g, p = *g;
     for (int r = r0; r < r1; r++) {
         vec d;
-        const __mmask8 springs = b->row_mask[2 * r];
-        if (b->row_reuse_from[r] >= first_block) {
+        const __mmask8 springs = b->fans.row_mask[2 * r];
+        if (b->fans.row_reuse_from[r] >= first_block) {
             // Springs met before: their coefficients, F_i += s d.
             const vec xj = load_positions(b, r, i);
             d = (vec){_mm512_sub_pd(xj.x, xi.x), _mm512_sub_pd(xj.y, xi.y),
                       _mm512_sub_pd(xj.z, xi.z)};
-            const int at = b->row_partner_at[r];
+            const int at = b->fans.row_partner_at[r];
             __m512d s;
             if (at != FAN_GATHER) {
                 s = _mm512_loadu_pd(ring + at);
             } else {
                 const __m256i from =
-                    _mm256_load_si256((const __m256i *)(b->row_partner + LANES * r));
+                    _mm256_load_si256((const __m256i *)(b->fans.row_partner + LANES * r));
                 s = _mm512_i32gather_pd(from, ring, 8);
             }
             f->x = _mm512_mask3_fmadd_pd(s, d.x, f->x, springs);
@@ -177,7 +177,7 @@ static inline __attribute__((always_inline)) void general_rows(const psb_body *b
             }
             d = (vec){_mm512_sub_pd(xj.x, xi.x), _mm512_sub_pd(xj.y, xi.y),
                       _mm512_sub_pd(xj.z, xi.z)};
-            const __m512d s = coefficients(d, vj, vi, _mm512_load_pd(b->row_rest + LANES * r),
+            const __m512d s = coefficients(d, vj, vi, _mm512_load_pd(b->fans.row_rest + LANES * r),
                                            springs, ks, kd, damped);
             if (r - r0 < REUSE_ROWS) {
                 keep(b, ring, r - r0, i, s);
@@ -189,11 +189,11 @@ static inline __attribute__((always_inline)) void general_rows(const psb_body *b
         if (r == r0) {
             d0 = d;
         } else {
-            add_cross(g, p, d, b->row_mask[2 * (r - 1) + 1]);
+            add_cross(g, p, d, b->fans.row_mask[2 * (r - 1) + 1]);
         }
         p = d;
     }
-    add_cross(g, p, d0, b->row_mask[2 * (r1 - 1) + 1]);
+    add_cross(g, p, d0, b->fans.row_mask[2 * (r1 - 1) + 1]);
 }
 
 // The same computation as fan_forces in kernels.c, eight lanes at a time.
@@ -205,7 +205,7 @@ static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, i
                                                                   const force_pass *pass,
                                                                   const bool damped,
                                                                   const bool fold) {
-    double *ring = body_ring(b, pass->thread);
+    double *ring = fans_ring(&b->fans, pass->thread);
     const double kick_h = pass->kick_h;
     const __m512d ks = _mm512_set1_pd(b->params.spring_k);
     const __m512d kd = _mm512_set1_pd(b->params.spring_damping);
@@ -229,7 +229,7 @@ static inline __attribute__((always_inline)) void fan_forces_with(psb_body *b, i
             }
             vec f = {zero, zero, zero}, g = {zero, zero, zero};
             fetch_ahead(b, i, pass);
-            if (b->block_regular_from[k] >= first_block) {
+            if (b->fans.block_regular_from[k] >= first_block) {
                 regular_rows(b, ring, i, xi, vi, ks, kd, damped, &f, &g);
             } else {
                 general_rows(b, ring, k, xi, vi, ks, kd, first_block, damped, &f, &g);

@@ -11,7 +11,7 @@
 // (1/3 from Euler's theorem, 1/6 from G). With pass->kick_h > 0,
 // v_i += (kick_h / m_i) F_i instead of storing F_i (force_pass).
 static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
-    double *ring = body_ring(b, pass->thread);
+    double *ring = fans_ring(&b->fans, pass->thread);
     const double kick_h = pass->kick_h;
     const double ks = b->params.spring_k, kd = b->params.spring_damping;
     const double *X = b->x[0], *Y = b->x[1], *Z = b->x[2];
@@ -23,7 +23,7 @@ static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
         const int k1 = k0 + CHUNK_BLOCKS < b->block_count ? k0 + CHUNK_BLOCKS : b->block_count;
         double sum = 0.0;
         for (int k = k0; k < k1; k++) {
-            const int r0 = b->row_start[k], r1 = b->row_start[k + 1];
+            const int r0 = b->fans.row_start[k], r1 = b->fans.row_start[k + 1];
             fetch_ahead(b, LANES * k, pass);
             for (int lane = 0; lane < LANES; lane++) {
                 const int i = LANES * k + lane;
@@ -33,16 +33,16 @@ static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
                 double d0x = 0.0, d0y = 0.0, d0z = 0.0, px = 0.0, py = 0.0, pz = 0.0;
                 for (int r = r0; r < r1; r++) {
                     const int slot = LANES * r + lane;
-                    const int j = b->row_index[slot];
+                    const int j = b->fans.row_index[slot];
                     const double dx = X[j] - xi, dy = Y[j] - yi, dz = Z[j] - zi;
                     double s = 0.0;
-                    if (b->row_reuse_from[r] >= first_block && !b->row_reuse_local[r]) {
-                        s = ring[b->row_partner[slot]]; // met in an earlier block
+                    if (b->fans.row_reuse_from[r] >= first_block && !b->fans.row_reuse_local[r]) {
+                        s = ring[b->fans.row_partner[slot]]; // met in an earlier block
                     } else {
                         const double l2 = dx * dx + dy * dy + dz * dz;
                         if (l2 > 0.0) {
                             const double rr = 1.0 / sqrt(l2);
-                            s = ks * (1.0 - b->row_rest[slot] * rr);
+                            s = ks * (1.0 - b->fans.row_rest[slot] * rr);
                             if (kd != 0.0) {
                                 // Undamped springs read no neighbour's
                                 // velocity (a fold may be changing it).
@@ -51,16 +51,16 @@ static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
                                 s += kd * dvd * (rr * rr);
                             }
                         }
-                        s = b->row_mask[2 * r] >> lane & 1 ? s : 0.0;
+                        s = b->fans.row_mask[2 * r] >> lane & 1 ? s : 0.0;
                         if (r - r0 < REUSE_ROWS) {
-                            const size_t at = ring_slot(b, r - r0, i);
+                            const size_t at = ring_slot(&b->fans, r - r0, i);
                             ring[at] = s;
-                            if (ring_mirrored(b, i)) {
-                                ring[at + (size_t)b->ring_mask + 1] = s;
+                            if (ring_mirrored(&b->fans, i)) {
+                                ring[at + (size_t)b->fans.ring_mask + 1] = s;
                             }
                         }
                     }
-                    if (b->row_mask[2 * r] >> lane & 1) {
+                    if (b->fans.row_mask[2 * r] >> lane & 1) {
                         fx += s * dx;
                         fy += s * dy;
                         fz += s * dz;
@@ -69,7 +69,7 @@ static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
                         d0x = dx;
                         d0y = dy;
                         d0z = dz;
-                    } else if (b->row_mask[2 * (r - 1) + 1] >> lane & 1) {
+                    } else if (b->fans.row_mask[2 * (r - 1) + 1] >> lane & 1) {
                         gx += py * dz - pz * dy;
                         gy += pz * dx - px * dz;
                         gz += px * dy - py * dx;
@@ -78,7 +78,7 @@ static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
                     py = dy;
                     pz = dz;
                 }
-                if (b->row_mask[2 * (r1 - 1) + 1] >> lane & 1) {
+                if (b->fans.row_mask[2 * (r1 - 1) + 1] >> lane & 1) {
                     gx += py * d0z - pz * d0y;
                     gy += pz * d0x - px * d0z;
                     gz += px * d0y - py * d0x;

@@ -20,7 +20,7 @@ static inline __m256d lane_mask(unsigned bits) {
 
 // Row r's neighbours of the half block at point i (lanes `half` .. half + 3).
 static inline void load_row(const psb_body *b, int r, int i, int half, vec *x, vec *v) {
-    const int offset = b->row_offset[r];
+    const int offset = b->fans.row_offset[r];
     if (offset != FAN_GATHER) {
         const int j = i + half + offset;
         x->x = _mm256_loadu_pd(b->x[0] + j);
@@ -31,7 +31,7 @@ static inline void load_row(const psb_body *b, int r, int i, int half, vec *x, v
         v->z = _mm256_loadu_pd(b->v[2] + j);
         return;
     }
-    const __m128i j = _mm_load_si128((const __m128i *)(b->row_index + LANES * r + half));
+    const __m128i j = _mm_load_si128((const __m128i *)(b->fans.row_index + LANES * r + half));
     x->x = _mm256_i32gather_pd(b->x[0], j, 8);
     x->y = _mm256_i32gather_pd(b->x[1], j, 8);
     x->z = _mm256_i32gather_pd(b->x[2], j, 8);
@@ -42,13 +42,13 @@ static inline void load_row(const psb_body *b, int r, int i, int half, vec *x, v
 
 // Row r's neighbours' positions only, for the half block at point i.
 static inline vec load_positions(const psb_body *b, int r, int i, int half) {
-    const int offset = b->row_offset[r];
+    const int offset = b->fans.row_offset[r];
     if (offset != FAN_GATHER) {
         const int j = i + half + offset;
         return (vec){_mm256_loadu_pd(b->x[0] + j), _mm256_loadu_pd(b->x[1] + j),
                      _mm256_loadu_pd(b->x[2] + j)};
     }
-    const __m128i j = _mm_load_si128((const __m128i *)(b->row_index + LANES * r + half));
+    const __m128i j = _mm_load_si128((const __m128i *)(b->fans.row_index + LANES * r + half));
     return (vec){_mm256_i32gather_pd(b->x[0], j, 8), _mm256_i32gather_pd(b->x[1], j, 8),
                  _mm256_i32gather_pd(b->x[2], j, 8)};
 }
@@ -64,7 +64,7 @@ static inline void add_cross(vec *g, vec p, vec d, __m256d m) {
 // The same computation as fan_forces in kernels.c, four lanes at a time;
 // with pass->kick_h > 0, v += (kick_h / m) f instead of storing f.
 static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
-    double *ring = body_ring(b, pass->thread);
+    double *ring = fans_ring(&b->fans, pass->thread);
     const double kick_h = pass->kick_h;
     const __m256d ks = _mm256_set1_pd(b->params.spring_k);
     const __m256d kd = _mm256_set1_pd(b->params.spring_damping);
@@ -87,22 +87,22 @@ static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
                 const vec vi = {_mm256_load_pd(b->v[0] + i), _mm256_load_pd(b->v[1] + i),
                                 _mm256_load_pd(b->v[2] + i)};
                 vec f = {zero, zero, zero}, g = {zero, zero, zero}, d0 = g, p = g;
-                const int r0 = b->row_start[k], r1 = b->row_start[k + 1];
+                const int r0 = b->fans.row_start[k], r1 = b->fans.row_start[k + 1];
                 for (int r = r0; r < r1; r++) {
                     vec d;
-                    const __m256d springs = lane_mask(b->row_mask[2 * r] >> half);
+                    const __m256d springs = lane_mask(b->fans.row_mask[2 * r] >> half);
                     // Springs met in an earlier block: reuse their coefficients.
-                    if (b->row_reuse_from[r] >= first_block && !b->row_reuse_local[r]) {
+                    if (b->fans.row_reuse_from[r] >= first_block && !b->fans.row_reuse_local[r]) {
                         const vec xj = load_positions(b, r, LANES * k, half);
                         d = (vec){_mm256_sub_pd(xj.x, xi.x), _mm256_sub_pd(xj.y, xi.y),
                                   _mm256_sub_pd(xj.z, xi.z)};
-                        const int at = b->row_partner_at[r];
+                        const int at = b->fans.row_partner_at[r];
                         __m256d s;
                         if (at != FAN_GATHER) {
                             s = _mm256_loadu_pd(ring + at + half);
                         } else {
                             const __m128i from = _mm_load_si128(
-                                (const __m128i *)(b->row_partner + LANES * r + half));
+                                (const __m128i *)(b->fans.row_partner + LANES * r + half));
                             s = _mm256_i32gather_pd(ring, from, 8);
                         }
                         s = _mm256_and_pd(springs, s);
@@ -125,7 +125,7 @@ static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
                         const __m256d sm =
                             _mm256_and_pd(springs, _mm256_cmp_pd(l2, zero, _CMP_GT_OQ));
                         const __m256d rr = _mm256_div_pd(one, _mm256_sqrt_pd(l2));
-                        const __m256d rest = _mm256_load_pd(b->row_rest + LANES * r + half);
+                        const __m256d rest = _mm256_load_pd(b->fans.row_rest + LANES * r + half);
                         // s = ks (1 - L0 r) + kd (dv . d) r², 0 where there is no spring
                         __m256d s = _mm256_mul_pd(ks, _mm256_fnmadd_pd(rest, rr, one));
                         if (damped) {
@@ -137,10 +137,10 @@ static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
                         }
                         s = _mm256_and_pd(sm, s);
                         if (r - r0 < REUSE_ROWS) {
-                            const size_t at = ring_slot(b, r - r0, i);
+                            const size_t at = ring_slot(&b->fans, r - r0, i);
                             _mm256_store_pd(ring + at, s);
-                            if (ring_mirrored(b, i)) {
-                                _mm256_store_pd(ring + at + b->ring_mask + 1, s);
+                            if (ring_mirrored(&b->fans, i)) {
+                                _mm256_store_pd(ring + at + b->fans.ring_mask + 1, s);
                             }
                         }
                         f.x = _mm256_fmadd_pd(s, d.x, f.x);
@@ -150,11 +150,11 @@ static void fan_forces(psb_body *b, int c0, int c1, const force_pass *pass) {
                     if (r == r0) {
                         d0 = d;
                     } else {
-                        add_cross(&g, p, d, lane_mask(b->row_mask[2 * (r - 1) + 1] >> half));
+                        add_cross(&g, p, d, lane_mask(b->fans.row_mask[2 * (r - 1) + 1] >> half));
                     }
                     p = d;
                 }
-                add_cross(&g, p, d0, lane_mask(b->row_mask[2 * (r1 - 1) + 1] >> half));
+                add_cross(&g, p, d0, lane_mask(b->fans.row_mask[2 * (r1 - 1) + 1] >> half));
                 if (kick_h > 0.0) {
                     // v += (h / m) f
                     const __m256d hm =

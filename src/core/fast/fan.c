@@ -337,28 +337,28 @@ static void *carve(unsigned char *base, size_t *used, size_t bytes) {
 // Carves the rows out of base; returns the bytes needed (base NULL: only that).
 static size_t lay_out_rows(psb_body *b, unsigned char *base) {
     size_t used = 0;
-    b->row_start = carve(base, &used, (size_t)(b->block_count + 1) * sizeof(int));
-    b->row_index = carve(base, &used, (size_t)b->row_count * LANES * sizeof(int32_t));
-    b->row_rest = carve(base, &used, (size_t)b->row_count * LANES * sizeof(double));
-    b->row_offset = carve(base, &used, (size_t)b->row_count * sizeof(int32_t));
-    b->row_mask = carve(base, &used, (size_t)b->row_count * 2);
-    b->row_partner = carve(base, &used, (size_t)b->row_count * LANES * sizeof(int32_t));
-    b->row_partner_at = carve(base, &used, (size_t)b->row_count * sizeof(int32_t));
-    b->row_reuse_from = carve(base, &used, (size_t)b->row_count * sizeof(int32_t));
-    b->row_reuse_local = carve(base, &used, (size_t)b->row_count);
-    b->block_regular_from = carve(base, &used, (size_t)b->block_count * sizeof(int32_t));
+    b->fans.row_start = carve(base, &used, (size_t)(b->block_count + 1) * sizeof(int));
+    b->fans.row_index = carve(base, &used, (size_t)b->fans.row_count * LANES * sizeof(int32_t));
+    b->fans.row_rest = carve(base, &used, (size_t)b->fans.row_count * LANES * sizeof(double));
+    b->fans.row_offset = carve(base, &used, (size_t)b->fans.row_count * sizeof(int32_t));
+    b->fans.row_mask = carve(base, &used, (size_t)b->fans.row_count * 2);
+    b->fans.row_partner = carve(base, &used, (size_t)b->fans.row_count * LANES * sizeof(int32_t));
+    b->fans.row_partner_at = carve(base, &used, (size_t)b->fans.row_count * sizeof(int32_t));
+    b->fans.row_reuse_from = carve(base, &used, (size_t)b->fans.row_count * sizeof(int32_t));
+    b->fans.row_reuse_local = carve(base, &used, (size_t)b->fans.row_count);
+    b->fans.block_regular_from = carve(base, &used, (size_t)b->block_count * sizeof(int32_t));
     return used;
 }
 
 // Fills block k's rows.
 static void fill_block(psb_body *b, const scratch *s, int k) {
-    const int r0 = b->row_start[k], rows = b->row_start[k + 1] - r0;
+    const int r0 = b->fans.row_start[k], rows = b->fans.row_start[k + 1] - r0;
     for (int lane = 0; lane < LANES; lane++) {
         const int p = LANES * k + lane; // internal index
         if (p >= b->n) {
             for (int r = 0; r < rows; r++) {
-                b->row_index[LANES * (r0 + r) + lane] = p;
-                b->row_rest[LANES * (r0 + r) + lane] = 0.0;
+                b->fans.row_index[LANES * (r0 + r) + lane] = p;
+                b->fans.row_rest[LANES * (r0 + r) + lane] = 0.0;
             }
             continue;
         }
@@ -370,20 +370,20 @@ static void fill_block(psb_body *b, const scratch *s, int k) {
             const int q = r < d ? (r + rot) % d : rot; // past the fan: the first neighbour again
             const uint8_t bits = r < d ? kind[q] : 0;
             const int row = r0 + r;
-            b->row_index[LANES * row + lane] = b->rank[nb[q]];
-            b->row_rest[LANES * row + lane] = bits & 1 ? distance(b->rest[i], b->rest[nb[q]]) : 0.0;
-            b->row_mask[2 * row] |= (uint8_t)((bits & 1) << lane);
-            b->row_mask[2 * row + 1] |= (uint8_t)(((bits >> 1) & 1) << lane);
+            b->fans.row_index[LANES * row + lane] = b->rank[nb[q]];
+            b->fans.row_rest[LANES * row + lane] = bits & 1 ? distance(b->rest[i], b->rest[nb[q]]) : 0.0;
+            b->fans.row_mask[2 * row] |= (uint8_t)((bits & 1) << lane);
+            b->fans.row_mask[2 * row + 1] |= (uint8_t)(((bits >> 1) & 1) << lane);
         }
     }
     for (int r = r0; r < r0 + rows; r++) {
-        const int32_t *idx = &b->row_index[LANES * r];
+        const int32_t *idx = &b->fans.row_index[LANES * r];
         const int32_t offset = idx[0] - LANES * k;
         bool common = true;
         for (int lane = 1; lane < LANES; lane++) {
             common = common && idx[lane] - (LANES * k + lane) == offset;
         }
-        b->row_offset[r] = common ? offset : FAN_GATHER;
+        b->fans.row_offset[r] = common ? offset : FAN_GATHER;
     }
 }
 
@@ -394,9 +394,9 @@ static void fill_block(psb_body *b, const scratch *s, int k) {
 // of their block).
 static void pair_springs(psb_body *b) {
     // The ring slots must fit an int.
-    const bool possible = (long long)REUSE_ROWS * b->ring_span <= INT_MAX;
+    const bool possible = (long long)REUSE_ROWS * b->fans.ring_span <= INT_MAX;
     for (int k = 0; k < b->block_count; k++) {
-        const int r0 = b->row_start[k], r1 = b->row_start[k + 1];
+        const int r0 = b->fans.row_start[k], r1 = b->fans.row_start[k + 1];
         for (int r = r0; r < r1; r++) {
             int from = INT_MAX;
             bool reuse = possible, local = false;
@@ -406,17 +406,17 @@ static void pair_springs(psb_body *b) {
             bool common = true;
             for (int lane = 0; lane < LANES; lane++) {
                 const int slot = LANES * r + lane, i = LANES * k + lane;
-                b->row_partner[slot] = i & b->ring_mask; // harmless without a spring
-                if (!(b->row_mask[2 * r] >> lane & 1)) {
+                b->fans.row_partner[slot] = i & b->fans.ring_mask; // harmless without a spring
+                if (!(b->fans.row_mask[2 * r] >> lane & 1)) {
                     common = false;
                     continue;
                 }
-                const int j = b->row_index[slot];
+                const int j = b->fans.row_index[slot];
                 const int kj = j / LANES, lj = j % LANES;
                 int partner = -1;
-                for (int q = b->row_start[kj]; q < b->row_start[kj + 1] && partner < 0; q++) {
-                    if (b->row_index[LANES * q + lj] == i && (b->row_mask[2 * q] >> lj & 1)) {
-                        partner = q - b->row_start[kj];
+                for (int q = b->fans.row_start[kj]; q < b->fans.row_start[kj + 1] && partner < 0; q++) {
+                    if (b->fans.row_index[LANES * q + lj] == i && (b->fans.row_mask[2 * q] >> lj & 1)) {
+                        partner = q - b->fans.row_start[kj];
                     }
                 }
                 if (partner < 0 || partner >= REUSE_ROWS || !possible) {
@@ -424,7 +424,7 @@ static void pair_springs(psb_body *b) {
                     common = false;
                     continue;
                 }
-                b->row_partner[slot] = (int32_t)ring_slot(b, partner, j);
+                b->fans.row_partner[slot] = (int32_t)ring_slot(&b->fans, partner, j);
                 if (lane == 0) {
                     first_row = partner;
                     first_offset = j - i;
@@ -436,9 +436,9 @@ static void pair_springs(psb_body *b) {
                 from = kj < from ? kj : from;
             }
             reuse = reuse && from != INT_MAX;
-            b->row_reuse_from[r] = reuse ? from : -1;
-            b->row_reuse_local[r] = local;
-            b->row_partner_at[r] = reuse && common ? b->row_partner[LANES * r] : FAN_GATHER;
+            b->fans.row_reuse_from[r] = reuse ? from : -1;
+            b->fans.row_reuse_local[r] = local;
+            b->fans.row_partner_at[r] = reuse && common ? b->fans.row_partner[LANES * r] : FAN_GATHER;
         }
     }
 }
@@ -447,22 +447,22 @@ static void pair_springs(psb_body *b) {
 static void find_regular_blocks(psb_body *b) {
     const int all_lanes = (1 << LANES) - 1;
     for (int k = 0; k < b->block_count; k++) {
-        const int r0 = b->row_start[k];
-        bool regular = b->row_start[k + 1] - r0 == REGULAR_ROWS;
+        const int r0 = b->fans.row_start[k];
+        bool regular = b->fans.row_start[k + 1] - r0 == REGULAR_ROWS;
         int from = INT_MAX;
         for (int q = 0; q < REGULAR_ROWS && regular; q++) {
             const int r = r0 + q;
-            regular = b->row_offset[r] != FAN_GATHER && b->row_mask[2 * r] == all_lanes &&
-                      b->row_mask[2 * r + 1] == all_lanes;
+            regular = b->fans.row_offset[r] != FAN_GATHER && b->fans.row_mask[2 * r] == all_lanes &&
+                      b->fans.row_mask[2 * r + 1] == all_lanes;
             if (q < REGULAR_COMPUTED) {
-                regular = regular && b->row_reuse_from[r] < 0;
+                regular = regular && b->fans.row_reuse_from[r] < 0;
             } else {
                 regular =
-                    regular && b->row_reuse_from[r] >= 0 && b->row_partner_at[r] != FAN_GATHER;
-                from = regular && b->row_reuse_from[r] < from ? b->row_reuse_from[r] : from;
+                    regular && b->fans.row_reuse_from[r] >= 0 && b->fans.row_partner_at[r] != FAN_GATHER;
+                from = regular && b->fans.row_reuse_from[r] < from ? b->fans.row_reuse_from[r] : from;
             }
         }
-        b->block_regular_from[k] = regular ? from : -1;
+        b->fans.block_regular_from[k] = regular ? from : -1;
     }
 }
 
@@ -471,14 +471,14 @@ static void find_regular_blocks(psb_body *b) {
 // (neighbours are at most reach chunks apart, so less than reach + 1
 // chunks), and no more than the body needs.
 static void size_ring(psb_body *b) {
-    const long long behind = (long long)(b->reach + 2) * CHUNK_POINTS;
+    const long long behind = (long long)(b->fans.reach + 2) * CHUNK_POINTS;
     const long long need = behind < b->n_pad ? behind : b->n_pad;
     long long points = LANES;
     while (points < need) {
         points *= 2;
     }
-    b->ring_mask = (int)(points - 1);
-    b->ring_span = (int)points + LANES;
+    b->fans.ring_mask = (int)(points - 1);
+    b->fans.ring_span = (int)points + LANES;
 }
 
 psb_status body_size_rings(psb_body *b, int threads, psb_error *err) {
@@ -487,19 +487,19 @@ psb_status body_size_rings(psb_body *b, int threads, psb_error *err) {
     }
     int count = b->n >= PARALLEL_MIN_POINTS ? threads : 1;
     count = count < b->chunk_count ? count : b->chunk_count;
-    if (count <= b->ring_count) {
+    if (count <= b->fans.ring_count) {
         return PSB_OK;
     }
-    const size_t doubles = (size_t)count * REUSE_ROWS * (size_t)b->ring_span;
+    const size_t doubles = (size_t)count * REUSE_ROWS * (size_t)b->fans.ring_span;
     double *rings = aligned_alloc(64, doubles * sizeof(double));
     if (!rings) {
         return psb_error_set(err, PSB_ERR_NOMEM,
                              "out of memory for the spring coefficients of %d threads", count);
     }
     memset(rings, 0, doubles * sizeof(double));
-    free(b->rings);
-    b->rings = rings;
-    b->ring_count = count;
+    free(b->fans.rings);
+    b->fans.rings = rings;
+    b->fans.ring_count = count;
     return PSB_OK;
 }
 
@@ -511,8 +511,8 @@ psb_status body_build_fans(psb_body *b, psb_error *err) {
             b->order[i] = i;
             b->rank[i] = i;
         }
-        b->row_count = 0;
-        b->fan_block = NULL;
+        b->fans.row_count = 0;
+        b->fans.block = NULL;
         return PSB_OK;
     }
     const size_t corners = (size_t)b->tri_count * 3;
@@ -567,34 +567,34 @@ psb_status body_build_fans(psb_body *b, psb_error *err) {
                              "triangles: too many triangles meet at some points (%lld fan rows)",
                              rows);
     }
-    b->row_count = (int)rows;
+    b->fans.row_count = (int)rows;
     const size_t bytes = lay_out_rows(b, NULL);
     unsigned char *base = aligned_alloc(64, bytes);
-    b->fan_block = base;
+    b->fans.block = base;
     if (!base) {
         scratch_free(&s);
         return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for the fans of %d points", n);
     }
     memset(base, 0, bytes);
     lay_out_rows(b, base);
-    b->row_start[0] = 0;
+    b->fans.row_start[0] = 0;
     for (int k = 0; k < b->block_count; k++) {
         int most = 1;
         for (int lane = 0; lane < LANES && LANES * k + lane < n; lane++) {
             const int d = s.slots[b->order[LANES * k + lane]];
             most = d > most ? d : most;
         }
-        b->row_start[k + 1] = b->row_start[k] + most;
+        b->fans.row_start[k + 1] = b->fans.row_start[k] + most;
     }
     for (int k = 0; k < b->block_count; k++) {
         fill_block(b, &s, k);
     }
-    b->reach = 0;
+    b->fans.reach = 0;
     for (int k = 0; k < b->block_count; k++) {
-        for (int r = b->row_start[k]; r < b->row_start[k + 1]; r++) {
+        for (int r = b->fans.row_start[k]; r < b->fans.row_start[k + 1]; r++) {
             for (int lane = 0; lane < LANES; lane++) {
-                const int far = b->row_index[LANES * r + lane] / CHUNK_POINTS - k / CHUNK_BLOCKS;
-                b->reach = far > b->reach ? far : -far > b->reach ? -far : b->reach;
+                const int far = b->fans.row_index[LANES * r + lane] / CHUNK_POINTS - k / CHUNK_BLOCKS;
+                b->fans.reach = far > b->fans.reach ? far : -far > b->fans.reach ? -far : b->fans.reach;
             }
         }
     }

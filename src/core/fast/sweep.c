@@ -106,7 +106,7 @@ void body_sweep_step(psb_body *b, const psb_world *w, int c0, int c1, int thread
     const psb_params *p = &w->params;
     const double h = p->dt / p->substeps;
     psb_profile *prof = first_thread ? b->profile : NULL;
-    const int reach = b->reach;
+    const int reach = b->fans.reach;
     // Chunks [c0, head) and [tail, c1) may be read by the neighbouring
     // threads' forces.
     const int head = c0 + reach < c1 ? c0 + reach : c1;
