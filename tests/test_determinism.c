@@ -205,8 +205,8 @@ static void test_pairs(bool switching) {
     psb_world_destroy(d);
 }
 
-// Bodies do not interact: a body's trajectory does not depend on which other
-// bodies share its world.
+// With contact between bodies off, bodies do not interact: a body's
+// trajectory does not depend on which other bodies share its world.
 static void test_independent_bodies(void) {
     psb_world *full = make_scene();
     psb_params p = psb_default_params();
@@ -214,6 +214,10 @@ static void test_independent_bodies(void) {
         return;
     }
     p = *psb_world_params(full);
+    p.body_contact = false;
+    psb_error set_err;
+    CHECK(psb_world_set_params(full, &p, &set_err) == PSB_OK, "contact off: %s",
+          set_err.message);
     psb_error err;
     psb_world *alone = psb_world_create(&p, &err);
     CHECK(alone != NULL, "world: %s", err.message);

@@ -707,6 +707,7 @@ static void test_param_table(void) {
         "dt",           "substeps",        "integrator",     "gravity",    "floor_y",
         "walls_min",    "walls_max",       "restitution",    "friction",   "blowup_size",
         "wind",         "wind_turbulence", "threads",        "solver_tol", "solver_iterations",
+        "contact_thickness",
         "mass",         "spring_k",        "spring_damping", "gas_nrt",    "outside_pressure",
         "inflate_time", "shape_k",         "shape_damping",  "wind_drag"};
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {

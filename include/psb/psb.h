@@ -100,6 +100,7 @@ typedef struct psb_body_params {
     double wind_drag;     ///< how hard the wind pushes, kg/(m^2 s) (>= 0): F = wind_drag A
                           ///< ((w - v) . n) n per point of area A and normal n (0 = ignores it);
                           ///< on a ring A is a length, and the unit kg/(m s)
+    bool contact; ///< touches the other bodies (when psb_params.body_contact is on; default on)
 } psb_body_params;
 
 /// The most threads psb_params.threads may ask for.
@@ -130,6 +131,11 @@ typedef struct psb_params {
                     ///< each body's wind_drag still acts, F = -wind_drag A (v . n) n per point
                     ///< (the surface's motion across itself damped), which brings bouncing
                     ///< and wobbling to rest (the scenes turn it on; default off)
+    bool body_contact; ///< bodies touch each other (docs/contact.md): a point of one body does
+                       ///< not end a step inside another; rings touch rings, 3D bodies 3D
+                       ///< bodies (default on; psb_body_params.contact switches one body off)
+    double contact_thickness; ///< the skin of contact between bodies, m (>= 0; default 0.01): a
+                              ///< point closer than this to another body's surface is pushed out
     int threads;       ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
                        ///< points and up (any integrator) is shared between them, smaller bodies
                        ///< run side by side, one thread each. Same bits whatever the count; on a
@@ -143,8 +149,9 @@ typedef struct psb_params {
 } psb_params;
 
 /// The defaults: dt 1/60 s, 20 sub-steps, symplectic Euler, g = 9.81 m/s²,
-/// floor at y = 0, restitution 0.3, friction 2/s, no wind, one thread, the
-/// implicit solver's tolerance 0.01 m/s² and cap of 500 iterations, and the
+/// floor at y = 0, restitution 0.3, friction 2/s, no wind, contact between
+/// bodies with a skin of 0.01 m, one thread, the implicit solver's tolerance
+/// 1e-3 m/s and cap of 500 iterations, and the
 /// body defaults of psb_default_body_params().
 psb_params psb_default_params(void);
 
@@ -338,6 +345,10 @@ const char *psb_world_last_event(const psb_world *world);
 /// Number of bodies.
 int psb_world_body_count(const psb_world *world);
 
+/// Contacts between bodies found in the last world step (docs/contact.md):
+/// a point of one body inside another, or within contact_thickness of it.
+int psb_world_contact_count(const psb_world *world);
+
 /// What the implicit solver did for one body over one world step (all zero
 /// for the explicit integrators).
 typedef struct psb_solver_report {
@@ -370,6 +381,7 @@ typedef struct psb_profile {
     double integrate; ///< the integrator's updates (gravity, grab, x and v; the floor when fused)
     double collide;   ///< floor, walls, spheres
     double guard;     ///< the blow-up guard's check and the copy into the public arrays
+    double contact;   ///< contact between bodies: finding and resolving, once per world step
     int threads;      ///< the most threads one body's step really ran on
 } psb_profile;
 

@@ -350,6 +350,12 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
         memcpy(b->v_init[k], b->v[k], (size_t)b->n_pad * sizeof(double));
     }
     body_snapshot(b);
+    b->touch = contact_body_create(b);
+    if (!b->touch) {
+        body_destroy(b);
+        psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a body's contact data");
+        return NULL;
+    }
     b->volume = body_volume(b, b->x_pub);
     b->nrt = body_gas_nrt(b, time);
     return b;
@@ -358,6 +364,7 @@ psb_body *body_create(const psb_body_def *def, const psb_params *world_params, d
 void body_destroy(psb_body *b) {
     if (b) {
         implicit_work_destroy(b->implicit);
+        contact_body_destroy(b->touch);
         free(b->pin_index);
         free(b->pin_pos);
         free(b->fans.block);

@@ -82,6 +82,20 @@ static void resolve_sphere(psb_vec3 centre, double radius, const psb_params *p, 
     resolve(x, v, n, radius - dist, p->restitution, keep);
 }
 
+void point_push_out(const psb_world *w, bool ring, psb_vec3 *x) {
+    const psb_params *p = &w->params;
+    psb_vec3 v = {0.0, 0.0, 0.0};
+    if (p->floor && x->y < p->floor_y) {
+        x->y = p->floor_y;
+    }
+    if (p->walls) {
+        resolve_walls(p, x, &v, ring, 1.0, 0.0);
+    }
+    for (int s = 0; s < w->sphere_count; s++) {
+        resolve_sphere(w->sphere_centre[s], w->sphere_radius[s], p, x, &v, ring, 1.0, 0.0);
+    }
+}
+
 bool world_has_obstacles(const psb_world *w) {
     return w->params.walls || w->sphere_count > 0;
 }

@@ -347,6 +347,18 @@ static void bdf2_targets(step_ctx *s) {
     }
 }
 
+void body_shift_history(psb_body *b, int k, const double from[3]) {
+    implicit_work *W = b->implicit;
+    if (W) {
+        for (int c = 0; c < 3; c++) {
+            W->hist_x[c][k] += b->x[c][k] - from[c];
+            if (W->end_x[c][k] == from[c]) {
+                W->end_x[c][k] = b->x[c][k];
+            }
+        }
+    }
+}
+
 // Saves x_n and v_n, the springs' start directions, the wind and the
 // inertial target y = x_n + h v_n + h^2 f_wind / m.
 static void begin_step(step_ctx *s, double t) {

@@ -115,6 +115,10 @@ typedef struct psb_body {
 
     psb_profile *profile; // the world's stage timers while profiling, else NULL
 
+    // Contact with other bodies (contact.c): where the points were at the
+    // start of the world step, and a surface's elements, normals and grid.
+    struct contact_body *touch;
+
     // The implicit solver (implicit.c): its scratch, made on first use, and
     // its report on the last world step.
     struct implicit_work *implicit;
@@ -148,6 +152,8 @@ struct psb_world {
     struct thread_slot *slots;    // one per thread of a threaded step (world.c)
     struct team_barrier *barrier; // where the threaded step's threads meet (world.c)
     int slot_count;
+    struct contact_list *contacts; // contact between bodies (contact.c)
+    int contacts_found;            // in the last step
 };
 
 static inline bool vec_finite(psb_vec3 a) {
@@ -290,10 +296,32 @@ void body_collide(psb_body *b, const psb_world *w, int i0, int i1, double h, boo
 /// them) counted as in contact: restitution for its velocity into the
 /// surface, friction for the rest.
 void body_collide_touching(psb_body *b, const psb_world *w, int i0, int i1, double h);
+/// Moves x out of the floor, the walls and the static spheres onto the
+/// surface it is inside (the position only; a ring sees a sphere's
+/// cross-section with z = 0).
+void point_push_out(const psb_world *w, bool ring, psb_vec3 *x);
 /// True when collide has anything to do besides the floor.
 bool world_has_obstacles(const psb_world *w);
 
-// body.c
+// contact.c: contact between bodies, once per world step (docs/contact.md).
+struct contact_body *contact_body_create(const psb_body *b);
+void contact_body_destroy(struct contact_body *cb);
+struct contact_list *contact_list_create(void);
+void contact_list_destroy(struct contact_list *list);
+/// Room for `capacity` contacts (false: no memory).
+bool contact_list_reserve(struct contact_list *list, int capacity);
+/// Point k was moved from `from` to where it is now from outside its own
+/// step, as contact moves it: BDF2 takes it as its whole past moved with it
+/// (its history, and where the last step left it, moved the same), not as a
+/// reset (which would not keep momentum).
+void body_shift_history(psb_body *b, int k, const double from[3]);
+/// Notes where every point is as the world step starts.
+void contact_begin_step(psb_world *w);
+/// Finds and resolves the contacts after every body has stepped. False when
+/// the contacts outgrew their list and it could not grow (some were left).
+bool contact_step(psb_world *w);
+
+// body_make.c
 psb_body *body_create(const psb_body_def *def, const psb_params *world_params, double time,
                       psb_error *err);
 void body_destroy(psb_body *b);

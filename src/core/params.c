@@ -68,6 +68,7 @@ psb_body_params psb_default_body_params(void) {
         .shape_k = 0.0,
         .shape_damping = 0.0,
         .wind_drag = 1.0,
+        .contact = true,
     };
 }
 
@@ -89,6 +90,8 @@ psb_params psb_default_params(void) {
         .wind = {0.0, 0.0, 0.0},
         .wind_turbulence = 0.0,
         .still_air = false,
+        .body_contact = true,
+        .contact_thickness = 0.01,
         .threads = 1,
         .solver_tol = 1e-3,
         .solver_iterations = 500,
@@ -118,6 +121,7 @@ psb_params psb_default_params(void) {
 // - wind: up to 1000 m/s (three times the speed of sound), gusts as much.
 // - blowup_size: 0.01 body diameters (every real motion counts) to 1e6.
 // - solver_tol: 1e-15 m/s (rounding) to 1000 m/s (nothing is solved).
+// - contact_thickness: 0 (touching) to 1 m, a skin as thick as a body.
 
 static const char *integrator_choice(int value) {
     return psb_integrator_name((psb_integrator)value);
@@ -175,6 +179,11 @@ static const psb_param_info param_table[] = {
      .help = "gusts: each component of the wind varies by up to this much, over metres and seconds",
      .type = PSB_PARAM_REAL, .count = 1, .min = 0.0, .max = 1000.0, .scale = PSB_SCALE_LINEAR,
      .typical_min = 0.0, .typical_max = 10.0},
+    {WORLD(contact_thickness), .name = "contact-thickness", .unit = "m",
+     .help = "skin of contact between bodies: a point closer than this to another body is "
+             "pushed out",
+     .type = PSB_PARAM_REAL, .count = 1, .min = 0.0, .max = 1.0, .scale = PSB_SCALE_LINEAR,
+     .typical_min = 0.0, .typical_max = 0.1},
     {WORLD(threads), .name = "threads", .unit = "",
      .help = "threads that share each body's step (bodies of 4096 points and up); the same "
              "result for any count",

@@ -67,6 +67,14 @@ psb_world *psb_world_create(const psb_params *params, psb_error *err) {
         return NULL;
     }
 #endif
+    w->contacts = contact_list_create();
+    if (!w->contacts) {
+        team_barrier_destroy(w->barrier);
+        free(w->slots);
+        free(w);
+        psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a world");
+        return NULL;
+    }
     warm_threads(params->threads);
     return w;
 }
@@ -83,6 +91,7 @@ void psb_world_destroy(psb_world *w) {
     free(w->sphere_radius);
     free(w->slots);
     team_barrier_destroy(w->barrier);
+    contact_list_destroy(w->contacts);
     free(w);
 }
 
@@ -140,6 +149,17 @@ int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
     if (psb_integrator_is_implicit(w->params.integrator) &&
         body_prepare_implicit(b, err) != PSB_OK) {
         body_destroy(b);
+        return -1;
+    }
+    // Room for twice as many contacts as there are points, so that a step
+    // rarely needs more.
+    long points = b->n;
+    for (int k = 0; k < w->body_count; k++) {
+        points += w->bodies[k]->n;
+    }
+    if (!contact_list_reserve(w->contacts, (int)(2 * points < INT_MAX ? 2 * points : INT_MAX))) {
+        body_destroy(b);
+        psb_error_set(err, PSB_ERR_NOMEM, "out of memory for the contacts of %ld points", points);
         return -1;
     }
     b->profile = w->profiling ? &w->profile : NULL;
@@ -423,6 +443,7 @@ static void step_body(psb_world *w, psb_body *b, int threads) {
 
 int psb_world_step(psb_world *w) {
     const psb_params *p = &w->params;
+    contact_begin_step(w);
     // Bodies do not interact, so each runs all its sub-steps in turn while
     // its arrays are warm in cache: a large body shared by all the threads,
     // small ones side by side, one thread each (not while profiling: the
@@ -481,6 +502,13 @@ int psb_world_step(psb_world *w) {
         snprintf(w->last_event, sizeof w->last_event,
                  "body %d blew up at t = %.4g s: %s; %s (try a smaller dt or more substeps)", k,
                  w->time, why, how);
+    }
+    // Then the bodies touch each other (contact.c).
+    if (!contact_step(w)) {
+        snprintf(w->last_event, sizeof w->last_event,
+                 "out of memory for the contacts between bodies at t = %.4g s: some were left "
+                 "unresolved",
+                 w->time);
     }
     w->time += p->dt;
     w->steps++;

@@ -1,0 +1,804 @@
+// Contact between bodies, once per world step (docs/contact.md): find every
+// point of a body inside another body, or within the skin delta of its
+// surface, then push the pairs apart (positions, 4 Gauss-Seidel passes) and
+// give them restitution and friction (velocities, one pass), each change an
+// equal and opposite pair so that momentum is kept.
+//
+// What makes it fast, next to the plain version in src/model/model_contact.c:
+// each surface's triangles (a ring's edges) sit in a uniform grid built once
+// a step, so a point looks only at the cells within the search radius R of
+// it; pairs whose boxes are apart and points outside the other body's grown
+// box are skipped. The contacts are still found and resolved in the spec's
+// order (body A, body B, A's points by index), so the result is the model's.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum {
+    POSITION_PASSES = 4, // Gauss-Seidel passes over the contacts' positions
+    VELOCITY_PASSES = 4, // ... and over their velocities
+    CELLS_PER_ELEMENT = 4,
+    ITEMS_PER_ELEMENT = 8, // a cell at least as wide as any element: <= 2 cells per axis
+};
+
+// What contact keeps of a body: where its points were at the start of the
+// world step, and, for a shell or a ring (a surface others touch), its
+// elements (triangles, or a ring's edges), their normals and the grid.
+typedef struct contact_body {
+    double *start[3];  // positions at the start of the world step, internal order, m
+    double *vstart[3]; // velocities then, m/s
+    double moved;     // D: the farthest any point moved in this step, m
+    psb_vec3 lo, hi;  // the box of the points now, m
+
+    int elements; // triangles (a ring: edges), 0 for a cloth
+    int per;      // corners per element: 3, or 2 on a ring
+    int *corner;  // per * elements internal indices
+    int *across;  // a shell's triangle across edge e (corner e to e + 1): 3 per triangle, or -1
+    double *face_n[3];  // unit normal of each element (outward), this step
+    double *point_n[3]; // pseudo-normal at each point (angle-weighted), this step
+    long prepared;      // the world step for which the normals and the grid were made, or -1
+
+    // The grid: dims cells of size cell from origin, element indices of
+    // cell c at item[cell_start[c] .. cell_start[c + 1] - 1].
+    psb_vec3 origin;
+    double cell;
+    int dims[3];
+    int *cell_start;
+    int *item;
+    int *stamp; // per element: the last query that looked at it
+    int query;
+} contact_body;
+
+// One contact: point p of body a against element e of body b, whose point
+// of the surface is sum beta_i x(corner_i), with normal n.
+typedef struct contact {
+    int a, p;
+    int b, e;
+    int corner[3];
+    double beta[3];
+    psb_vec3 n;
+    double un0;  // the relative velocity along n at the start of the world step, m/s
+    bool pushed; // the position passes had to push the pair apart
+} contact;
+
+struct contact_list {
+    contact *items;
+    int count, capacity;
+};
+
+static psb_vec3 v3(double x, double y, double z) {
+    return (psb_vec3){x, y, z};
+}
+static psb_vec3 sub(psb_vec3 a, psb_vec3 b) {
+    return v3(a.x - b.x, a.y - b.y, a.z - b.z);
+}
+static psb_vec3 add(psb_vec3 a, psb_vec3 b) {
+    return v3(a.x + b.x, a.y + b.y, a.z + b.z);
+}
+static psb_vec3 scale(double s, psb_vec3 a) {
+    return v3(s * a.x, s * a.y, s * a.z);
+}
+static double dot(psb_vec3 a, psb_vec3 b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+static psb_vec3 cross(psb_vec3 a, psb_vec3 b) {
+    return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static psb_vec3 unit(psb_vec3 a) {
+    const double l = sqrt(dot(a, a));
+    return l > 0.0 ? scale(1.0 / l, a) : v3(0.0, 0.0, 0.0);
+}
+static psb_vec3 point_at(const psb_body *b, int k) {
+    return v3(b->x[0][k], b->x[1][k], b->x[2][k]);
+}
+// Moves point k by d, its velocity by d / dt with it (the move is what a
+// change of velocity over the step would have done), and BDF2's memory of
+// where it was.
+static void move_point(psb_body *b, int k, psb_vec3 d, double dt) {
+    const double from[3] = {b->x[0][k], b->x[1][k], b->x[2][k]};
+    b->x[0][k] += d.x;
+    b->x[1][k] += d.y;
+    b->x[2][k] += d.z;
+    b->v[0][k] += d.x / dt;
+    b->v[1][k] += d.y / dt;
+    b->v[2][k] += d.z / dt;
+    body_shift_history(b, k, from);
+}
+static void kick_point(psb_body *b, int k, psb_vec3 d) {
+    b->v[0][k] += d.x;
+    b->v[1][k] += d.y;
+    b->v[2][k] += d.z;
+}
+
+// ---- making and freeing a body's contact data
+
+static void free3(double *a[3]) {
+    for (int c = 0; c < 3; c++) {
+        free(a[c]);
+        a[c] = NULL;
+    }
+}
+
+static bool alloc3(double *a[3], int n) {
+    for (int c = 0; c < 3; c++) {
+        a[c] = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+        if (!a[c]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void contact_body_destroy(contact_body *cb) {
+    if (cb) {
+        free3(cb->start);
+        free3(cb->vstart);
+        free3(cb->face_n);
+        free3(cb->point_n);
+        free(cb->corner);
+        free(cb->across);
+        free(cb->cell_start);
+        free(cb->item);
+        free(cb->stamp);
+        free(cb);
+    }
+}
+
+// The triangle across each edge of a shell: edge e of triangle t runs from
+// corner e to corner e + 1, and the triangle across it has the same edge
+// the other way round. Sorting the directed edges by their ends pairs them.
+typedef struct directed_edge {
+    int from, to, slot; // slot: 3 t + e
+} directed_edge;
+
+static int compare_edges(const void *pa, const void *pb) {
+    const directed_edge *a = pa, *b = pb;
+    if (a->from != b->from) {
+        return a->from < b->from ? -1 : 1;
+    }
+    if (a->to != b->to) {
+        return a->to < b->to ? -1 : 1;
+    }
+    return a->slot < b->slot ? -1 : a->slot > b->slot;
+}
+
+static bool find_across(contact_body *cb) {
+    const int count = 3 * cb->elements;
+    directed_edge *edges = malloc((size_t)count * sizeof *edges);
+    if (!edges) {
+        return false;
+    }
+    for (int s = 0; s < count; s++) {
+        const int t = s / 3, e = s % 3;
+        edges[s] = (directed_edge){cb->corner[3 * t + e], cb->corner[3 * t + (e + 1) % 3], s};
+        cb->across[s] = -1;
+    }
+    qsort(edges, (size_t)count, sizeof *edges, compare_edges);
+    for (int s = 0; s < count; s++) {
+        // The reverse edge (to, from), by binary search.
+        const directed_edge key = {edges[s].to, edges[s].from, -1};
+        int lo = 0, hi = count;
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (compare_edges(&edges[mid], &key) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if (lo < count && edges[lo].from == key.from && edges[lo].to == key.to) {
+            cb->across[edges[s].slot] = edges[lo].slot / 3;
+        }
+    }
+    free(edges);
+    return true;
+}
+
+contact_body *contact_body_create(const psb_body *b) {
+    contact_body *cb = calloc(1, sizeof *cb);
+    if (!cb || !alloc3(cb->start, b->n_pad) || !alloc3(cb->vstart, b->n_pad)) {
+        contact_body_destroy(cb);
+        return NULL;
+    }
+    cb->prepared = -1;
+    if (b->kind == PSB_CLOTH) {
+        return cb;
+    }
+    const bool ring = b->kind == PSB_RING;
+    cb->per = ring ? 2 : 3;
+    cb->elements = ring ? b->n : b->tri_count;
+    const int elements = cb->elements;
+    const size_t cells = (size_t)CELLS_PER_ELEMENT * (size_t)elements + 8;
+    cb->corner = malloc((size_t)cb->per * (size_t)elements * sizeof(int));
+    cb->across = ring ? NULL : malloc(3 * (size_t)elements * sizeof(int));
+    cb->cell_start = malloc((cells + 1) * sizeof(int));
+    cb->item = malloc((size_t)ITEMS_PER_ELEMENT * (size_t)elements * sizeof(int));
+    cb->stamp = calloc((size_t)elements, sizeof(int));
+    if (!cb->corner || (!ring && !cb->across) || !cb->cell_start || !cb->item || !cb->stamp ||
+        !alloc3(cb->face_n, elements) || !alloc3(cb->point_n, b->n_pad)) {
+        contact_body_destroy(cb);
+        return NULL;
+    }
+    for (int e = 0; e < elements; e++) {
+        if (ring) {
+            cb->corner[2 * e] = b->rank[e];
+            cb->corner[2 * e + 1] = b->rank[(e + 1) % b->n];
+        } else {
+            for (int j = 0; j < 3; j++) {
+                cb->corner[3 * e + j] = b->rank[b->tris[3 * e + j]];
+            }
+        }
+    }
+    if (!ring && !find_across(cb)) {
+        contact_body_destroy(cb);
+        return NULL;
+    }
+    return cb;
+}
+
+// ---- a surface's normals and grid, once a step
+
+// The unit normals of the elements, and each point's pseudo-normal: the
+// normalised sum of its triangles' normals weighted by their angles there
+// (a ring: of its two edges' normals).
+static void surface_normals(contact_body *cb, const psb_body *b) {
+    for (int c = 0; c < 3; c++) {
+        memset(cb->point_n[c], 0, (size_t)b->n_pad * sizeof(double));
+    }
+    for (int e = 0; e < cb->elements; e++) {
+        const int *k = &cb->corner[cb->per * e];
+        psb_vec3 n;
+        if (cb->per == 2) {
+            const psb_vec3 d = sub(point_at(b, k[1]), point_at(b, k[0]));
+            n = unit(v3(d.y, -d.x, 0.0)); // the edge turned clockwise: outward
+            for (int j = 0; j < 2; j++) {
+                cb->point_n[0][k[j]] += n.x;
+                cb->point_n[1][k[j]] += n.y;
+            }
+        } else {
+            const psb_vec3 x[3] = {point_at(b, k[0]), point_at(b, k[1]), point_at(b, k[2])};
+            n = unit(cross(sub(x[1], x[0]), sub(x[2], x[0])));
+            for (int j = 0; j < 3; j++) {
+                const psb_vec3 u = unit(sub(x[(j + 1) % 3], x[j]));
+                const psb_vec3 w = unit(sub(x[(j + 2) % 3], x[j]));
+                const double angle = acos(fmin(1.0, fmax(-1.0, dot(u, w))));
+                cb->point_n[0][k[j]] += angle * n.x;
+                cb->point_n[1][k[j]] += angle * n.y;
+                cb->point_n[2][k[j]] += angle * n.z;
+            }
+        }
+        cb->face_n[0][e] = n.x;
+        cb->face_n[1][e] = n.y;
+        cb->face_n[2][e] = n.z;
+    }
+    for (int k = 0; k < b->n; k++) {
+        const psb_vec3 n = unit(v3(cb->point_n[0][k], cb->point_n[1][k], cb->point_n[2][k]));
+        cb->point_n[0][k] = n.x;
+        cb->point_n[1][k] = n.y;
+        cb->point_n[2][k] = n.z;
+    }
+}
+
+static int cell_of(double x, double origin, double cell, int dim) {
+    const double f = floor((x - origin) / cell);
+    return f < 0.0 ? 0 : f >= dim ? dim - 1 : (int)f;
+}
+
+// The grid of the elements' boxes over the body's box: cells at least as
+// wide as the widest element along any axis (so an element spans at most
+// two cells per axis), and no more than CELLS_PER_ELEMENT per element.
+static void surface_grid(contact_body *cb, const psb_body *b) {
+    double widest = 0.0;
+    for (int e = 0; e < cb->elements; e++) {
+        const int *k = &cb->corner[cb->per * e];
+        for (int c = 0; c < 3; c++) {
+            double lo = b->x[c][k[0]], hi = lo;
+            for (int j = 1; j < cb->per; j++) {
+                lo = fmin(lo, b->x[c][k[j]]);
+                hi = fmax(hi, b->x[c][k[j]]);
+            }
+            widest = fmax(widest, hi - lo);
+        }
+    }
+    const psb_vec3 size = sub(cb->hi, cb->lo);
+    double cell = fmax(widest, 1e-9 * (1.0 + fmax(size.x, fmax(size.y, size.z))));
+    const double limit = (double)CELLS_PER_ELEMENT * cb->elements + 8.0;
+    for (;;) {
+        const double cells = (floor(size.x / cell) + 1.0) * (floor(size.y / cell) + 1.0) *
+                             (floor(size.z / cell) + 1.0);
+        if (cells <= limit) {
+            break;
+        }
+        cell *= 1.25;
+    }
+    cb->cell = cell;
+    cb->origin = cb->lo;
+    cb->dims[0] = (int)floor(size.x / cell) + 1;
+    cb->dims[1] = (int)floor(size.y / cell) + 1;
+    cb->dims[2] = (int)floor(size.z / cell) + 1;
+    const int cells = cb->dims[0] * cb->dims[1] * cb->dims[2];
+    // Count, then fill (a counting sort of the elements by cell).
+    memset(cb->cell_start, 0, ((size_t)cells + 1) * sizeof(int));
+    for (int pass = 0; pass < 2; pass++) {
+        for (int e = 0; e < cb->elements; e++) {
+            const int *k = &cb->corner[cb->per * e];
+            int from[3], to[3];
+            for (int c = 0; c < 3; c++) {
+                double lo = b->x[c][k[0]], hi = lo;
+                for (int j = 1; j < cb->per; j++) {
+                    lo = fmin(lo, b->x[c][k[j]]);
+                    hi = fmax(hi, b->x[c][k[j]]);
+                }
+                const double o = c == 0 ? cb->origin.x : c == 1 ? cb->origin.y : cb->origin.z;
+                from[c] = cell_of(lo, o, cell, cb->dims[c]);
+                to[c] = cell_of(hi, o, cell, cb->dims[c]);
+            }
+            for (int z = from[2]; z <= to[2]; z++) {
+                for (int y = from[1]; y <= to[1]; y++) {
+                    for (int x = from[0]; x <= to[0]; x++) {
+                        const int at = (z * cb->dims[1] + y) * cb->dims[0] + x;
+                        if (pass == 0) {
+                            cb->cell_start[at + 1]++;
+                        } else {
+                            cb->item[cb->cell_start[at]++] = e;
+                        }
+                    }
+                }
+            }
+        }
+        if (pass == 0) {
+            for (int c = 0; c < cells; c++) {
+                cb->cell_start[c + 1] += cb->cell_start[c];
+            }
+        } else {
+            // Filling moved each start to the next cell's: shift back.
+            for (int c = cells; c > 0; c--) {
+                cb->cell_start[c] = cb->cell_start[c - 1];
+            }
+            cb->cell_start[0] = 0;
+        }
+    }
+}
+
+static void prepare_surface(contact_body *cb, const psb_body *b, long step) {
+    if (cb->prepared != step) {
+        surface_normals(cb, b);
+        surface_grid(cb, b);
+        cb->prepared = step;
+    }
+}
+
+// ---- the nearest point of an element
+
+// The point of triangle (a, b, c) nearest p, as barycentric coordinates
+// (beta[0] a + beta[1] b + beta[2] c): by which of the seven regions p
+// projects into (the face, an edge, a corner), so that a point nearest an
+// edge or a corner gets exact zeros (and a one) among its coordinates.
+static void nearest_on_triangle(psb_vec3 p, psb_vec3 a, psb_vec3 b, psb_vec3 c, double beta[3]) {
+    const psb_vec3 ab = sub(b, a), ac = sub(c, a), ap = sub(p, a);
+    const double d1 = dot(ab, ap), d2 = dot(ac, ap);
+    if (d1 <= 0.0 && d2 <= 0.0) {
+        beta[0] = 1.0, beta[1] = 0.0, beta[2] = 0.0;
+        return;
+    }
+    const psb_vec3 bp = sub(p, b);
+    const double d3 = dot(ab, bp), d4 = dot(ac, bp);
+    if (d3 >= 0.0 && d4 <= d3) {
+        beta[0] = 0.0, beta[1] = 1.0, beta[2] = 0.0;
+        return;
+    }
+    const double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
+        const double v = d1 / (d1 - d3);
+        beta[0] = 1.0 - v, beta[1] = v, beta[2] = 0.0;
+        return;
+    }
+    const psb_vec3 cp = sub(p, c);
+    const double d5 = dot(ab, cp), d6 = dot(ac, cp);
+    if (d6 >= 0.0 && d5 <= d6) {
+        beta[0] = 0.0, beta[1] = 0.0, beta[2] = 1.0;
+        return;
+    }
+    const double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+        const double w = d2 / (d2 - d6);
+        beta[0] = 1.0 - w, beta[1] = 0.0, beta[2] = w;
+        return;
+    }
+    const double va = d3 * d6 - d5 * d4;
+    if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) {
+        const double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        beta[0] = 0.0, beta[1] = 1.0 - w, beta[2] = w;
+        return;
+    }
+    const double sum = va + vb + vc;
+    if (!(sum > 0.0)) { // a triangle of no area: its first corner
+        beta[0] = 1.0, beta[1] = 0.0, beta[2] = 0.0;
+        return;
+    }
+    const double v = vb / sum, w = vc / sum;
+    beta[0] = 1.0 - v - w, beta[1] = v, beta[2] = w;
+}
+
+// The same on the segment (a, b).
+static void nearest_on_segment(psb_vec3 p, psb_vec3 a, psb_vec3 b, double beta[3]) {
+    const psb_vec3 ab = sub(b, a);
+    const double len2 = dot(ab, ab);
+    double t = len2 > 0.0 ? dot(sub(p, a), ab) / len2 : 0.0;
+    t = t <= 0.0 ? 0.0 : t >= 1.0 ? 1.0 : t;
+    beta[0] = 1.0 - t, beta[1] = t, beta[2] = 0.0;
+}
+
+static psb_vec3 surface_point(const psb_body *b, const int *k, const double *beta, int per) {
+    psb_vec3 q = v3(0.0, 0.0, 0.0);
+    for (int j = 0; j < per; j++) {
+        q = add(q, scale(beta[j], point_at(b, k[j])));
+    }
+    return q;
+}
+
+// The pseudo-normal of the feature that the point with coordinates beta on
+// element e lies on: a corner's, an edge's (the normalised sum of the two
+// triangles' normals) or the element's own.
+static psb_vec3 pseudo_normal(const contact_body *cb, int e, const double *beta) {
+    const int *k = &cb->corner[cb->per * e];
+    for (int j = 0; j < cb->per; j++) {
+        if (beta[j] == 1.0) {
+            return v3(cb->point_n[0][k[j]], cb->point_n[1][k[j]], cb->point_n[2][k[j]]);
+        }
+    }
+    const psb_vec3 n = v3(cb->face_n[0][e], cb->face_n[1][e], cb->face_n[2][e]);
+    if (cb->per == 3) {
+        for (int j = 0; j < 3; j++) {
+            if (beta[j] == 0.0) {
+                // The edge opposite corner j runs from corner j + 1 to j + 2:
+                // edge (j + 1) mod 3.
+                const int t = cb->across[3 * e + (j + 1) % 3];
+                if (t < 0) {
+                    return n;
+                }
+                return unit(add(n, v3(cb->face_n[0][t], cb->face_n[1][t], cb->face_n[2][t])));
+            }
+        }
+    }
+    return n;
+}
+
+// ---- finding the contacts
+
+// The velocity of p relative to the point of the surface it touches: now,
+// or (start) at the start of the world step.
+static psb_vec3 relative_velocity(const psb_world *w, const contact *c, bool start) {
+    const psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
+    double *const *va = start ? a->touch->vstart : a->v;
+    double *const *vb = start ? b->touch->vstart : b->v;
+    psb_vec3 u = v3(va[0][c->p], va[1][c->p], va[2][c->p]);
+    for (int j = 0; j < 3; j++) {
+        const int k = c->corner[j];
+        u = sub(u, scale(c->beta[j], v3(vb[0][k], vb[1][k], vb[2][k])));
+    }
+    return u;
+}
+
+
+static bool boxes_apart(psb_vec3 alo, psb_vec3 ahi, psb_vec3 blo, psb_vec3 bhi, double grow) {
+    return ahi.x < blo.x - grow || alo.x > bhi.x + grow || ahi.y < blo.y - grow ||
+           alo.y > bhi.y + grow || ahi.z < blo.z - grow || alo.z > bhi.z + grow;
+}
+
+static bool add_contact(struct contact_list *list, const contact *c) {
+    if (list->count == list->capacity) {
+        // More contacts than the list was made for (twice the points):
+        // the one allocation a step may make.
+        const int capacity = list->capacity ? 2 * list->capacity : 64;
+        contact *items = realloc(list->items, (size_t)capacity * sizeof *items);
+        if (!items) {
+            return false;
+        }
+        list->items = items;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = *c;
+    return true;
+}
+
+// The points of body a that touch body b (docs/contact.md), appended to
+// the list in a's point order. False when the list could not grow.
+static bool find_pair(psb_world *w, int ia, int ib, double R) {
+    const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
+    contact_body *cb = b->touch;
+    const double delta = w->params.contact_thickness;
+    const double R2 = R * R;
+    for (int i = 0; i < a->n; i++) {
+        const int k = a->rank[i];
+        const psb_vec3 p = point_at(a, k);
+        if (boxes_apart(p, p, cb->lo, cb->hi, R)) {
+            continue;
+        }
+        int from[3], to[3];
+        const double pc[3] = {p.x, p.y, p.z};
+        const double oc[3] = {cb->origin.x, cb->origin.y, cb->origin.z};
+        for (int c = 0; c < 3; c++) {
+            from[c] = cell_of(pc[c] - R, oc[c], cb->cell, cb->dims[c]);
+            to[c] = cell_of(pc[c] + R, oc[c], cb->cell, cb->dims[c]);
+        }
+        if (++cb->query == INT_MAX) { // stamps wrap: start them again
+            memset(cb->stamp, 0, (size_t)cb->elements * sizeof(int));
+            cb->query = 1;
+        }
+        int best = -1;
+        double best_d2 = INFINITY, best_beta[3] = {0.0, 0.0, 0.0};
+        for (int z = from[2]; z <= to[2]; z++) {
+            for (int y = from[1]; y <= to[1]; y++) {
+                for (int x = from[0]; x <= to[0]; x++) {
+                    const int at = (z * cb->dims[1] + y) * cb->dims[0] + x;
+                    for (int s = cb->cell_start[at]; s < cb->cell_start[at + 1]; s++) {
+                        const int e = cb->item[s];
+                        if (cb->stamp[e] == cb->query) {
+                            continue;
+                        }
+                        cb->stamp[e] = cb->query;
+                        const int *ek = &cb->corner[cb->per * e];
+                        double beta[3];
+                        if (cb->per == 2) {
+                            nearest_on_segment(p, point_at(b, ek[0]), point_at(b, ek[1]), beta);
+                        } else {
+                            nearest_on_triangle(p, point_at(b, ek[0]), point_at(b, ek[1]),
+                                                point_at(b, ek[2]), beta);
+                        }
+                        const psb_vec3 d = sub(p, surface_point(b, ek, beta, cb->per));
+                        const double d2 = dot(d, d);
+                        // The nearest; of equals, the lowest index (as a scan
+                        // in index order that takes only a strictly nearer one).
+                        if (d2 < best_d2 || (d2 == best_d2 && e < best)) {
+                            best = e;
+                            best_d2 = d2;
+                            memcpy(best_beta, beta, sizeof beta);
+                        }
+                    }
+                }
+            }
+        }
+        if (best < 0 || best_d2 > R2) {
+            continue;
+        }
+        const int *ek = &cb->corner[cb->per * best];
+        const psb_vec3 d = sub(p, surface_point(b, ek, best_beta, cb->per));
+        const psb_vec3 m = pseudo_normal(cb, best, best_beta);
+        const double s = dot(d, m) >= 0.0 ? sqrt(best_d2) : -sqrt(best_d2);
+        if (!(s < delta)) {
+            continue;
+        }
+        contact c = {.a = ia, .p = k, .b = ib, .e = best, .n = m};
+        for (int j = 0; j < 3; j++) {
+            c.corner[j] = j < cb->per ? ek[j] : ek[0];
+            c.beta[j] = j < cb->per ? best_beta[j] : 0.0;
+        }
+        c.un0 = dot(relative_velocity(w, &c, true), m);
+        if (!add_contact(w->contacts, &c)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// ---- resolving them
+
+static double inverse_mass_sum(const psb_world *w, const contact *c) {
+    const psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
+    double W = a->inv_mass[c->p];
+    for (int j = 0; j < 3; j++) {
+        W += c->beta[j] * c->beta[j] * b->inv_mass[c->corner[j]];
+    }
+    return W;
+}
+
+// Moves p and the element's corners apart along n by the correction d of
+// the pair's separation (p by w_p d, corner i by -w_i beta_i d); the same
+// for velocities with kick.
+static void apply_pair(psb_world *w, const contact *c, psb_vec3 d, bool velocity) {
+    psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
+    const double dt = w->params.dt;
+    if (velocity) {
+        kick_point(a, c->p, scale(a->inv_mass[c->p], d));
+    } else {
+        move_point(a, c->p, scale(a->inv_mass[c->p], d), dt);
+    }
+    for (int j = 0; j < 3; j++) {
+        if (c->beta[j] == 0.0) {
+            continue;
+        }
+        const psb_vec3 dj = scale(-b->inv_mass[c->corner[j]] * c->beta[j], d);
+        if (velocity) {
+            kick_point(b, c->corner[j], dj);
+        } else {
+            move_point(b, c->corner[j], dj, dt);
+        }
+    }
+}
+
+static void push_out_point(psb_world *w, psb_body *b, int k) {
+    const psb_vec3 was = point_at(b, k);
+    psb_vec3 x = was;
+    point_push_out(w, b->kind == PSB_RING, &x);
+    if (x.x != was.x || x.y != was.y || x.z != was.z) {
+        move_point(b, k, sub(x, was), w->params.dt);
+    }
+}
+
+static void resolve(psb_world *w) {
+    const struct contact_list *list = w->contacts;
+    const double delta = w->params.contact_thickness;
+    for (int pass = 0; pass < POSITION_PASSES; pass++) {
+        for (int i = 0; i < list->count; i++) {
+            contact *c = &list->items[i];
+            const double W = inverse_mass_sum(w, c);
+            if (W == 0.0) {
+                continue;
+            }
+            const psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
+            const psb_vec3 q = surface_point(b, c->corner, c->beta, 3);
+            const double C = dot(sub(point_at(a, c->p), q), c->n) - delta;
+            if (C < 0.0) {
+                apply_pair(w, c, scale(-C / W, c->n), false);
+                c->pushed = true;
+            }
+        }
+        for (int i = 0; i < list->count; i++) {
+            const contact *c = &list->items[i];
+            push_out_point(w, w->bodies[c->a], c->p);
+            for (int j = 0; j < 3; j++) {
+                push_out_point(w, w->bodies[c->b], c->corner[j]);
+            }
+        }
+    }
+    // Velocities, VELOCITY_PASSES passes: the normal part as restitution
+    // asks of the approach at the start of the step (none below the speed
+    // gravity gives in two steps, so that a body at rest on another stays at
+    // rest): raised to it, or, for a pair that had to be pushed apart, set to
+    // it (what its points moved toward each other in the step was the push's
+    // to undo, not a rebound). Then friction, one pass.
+    const double e = w->params.restitution;
+    const double resting = 2.0 * fabs(w->params.gravity) * w->params.dt;
+    for (int pass = 0; pass < VELOCITY_PASSES; pass++) {
+        for (int i = 0; i < list->count; i++) {
+            const contact *c = &list->items[i];
+            const double W = inverse_mass_sum(w, c);
+            if (W == 0.0) {
+                continue;
+            }
+            const double target = -c->un0 > resting ? -e * c->un0 : 0.0;
+            const double un = dot(relative_velocity(w, c, false), c->n);
+            if (un < target || (c->pushed && un > target)) {
+                apply_pair(w, c, scale((target - un) / W, c->n), true);
+            }
+        }
+    }
+    const double keep = exp(-w->params.friction * w->params.dt);
+    for (int i = 0; i < list->count; i++) {
+        const contact *c = &list->items[i];
+        const double W = inverse_mass_sum(w, c);
+        if (W == 0.0) {
+            continue;
+        }
+        const psb_vec3 u = relative_velocity(w, c, false);
+        const psb_vec3 ut = sub(u, scale(dot(u, c->n), c->n));
+        apply_pair(w, c, scale((keep - 1.0) / W, ut), true);
+    }
+}
+
+// ---- the stage
+
+static bool takes_part(const psb_body *b) {
+    return b->params.contact && b->touch;
+}
+
+void contact_begin_step(psb_world *w) {
+    if (!w->params.body_contact) {
+        return;
+    }
+    for (int k = 0; k < w->body_count; k++) {
+        const psb_body *b = w->bodies[k];
+        if (takes_part(b)) {
+            for (int c = 0; c < 3; c++) {
+                memcpy(b->touch->start[c], b->x[c], (size_t)b->n_pad * sizeof(double));
+                memcpy(b->touch->vstart[c], b->v[c], (size_t)b->n_pad * sizeof(double));
+            }
+        }
+    }
+}
+
+bool contact_step(psb_world *w) {
+    struct contact_list *list = w->contacts;
+    list->count = 0;
+    w->contacts_found = 0;
+    if (!w->params.body_contact || w->body_count < 2) {
+        return true;
+    }
+    psb_profile *prof = w->profiling ? &w->profile : NULL;
+    const double start = prof ? profile_now() : 0.0;
+    for (int k = 0; k < w->body_count; k++) {
+        psb_body *b = w->bodies[k];
+        if (!takes_part(b)) {
+            continue;
+        }
+        contact_body *cb = b->touch;
+        double moved2 = 0.0;
+        psb_vec3 lo = point_at(b, 0), hi = lo;
+        for (int i = 0; i < b->n; i++) {
+            const psb_vec3 x = point_at(b, i);
+            const psb_vec3 d =
+                sub(x, v3(cb->start[0][i], cb->start[1][i], cb->start[2][i]));
+            moved2 = fmax(moved2, dot(d, d));
+            lo = v3(fmin(lo.x, x.x), fmin(lo.y, x.y), fmin(lo.z, x.z));
+            hi = v3(fmax(hi.x, x.x), fmax(hi.y, x.y), fmax(hi.z, x.z));
+        }
+        cb->moved = sqrt(moved2);
+        cb->lo = lo;
+        cb->hi = hi;
+    }
+    bool whole = true;
+    for (int ia = 0; ia < w->body_count && whole; ia++) {
+        const psb_body *a = w->bodies[ia];
+        if (!takes_part(a)) {
+            continue;
+        }
+        for (int ib = 0; ib < w->body_count && whole; ib++) {
+            psb_body *b = w->bodies[ib];
+            if (ib == ia || !takes_part(b) || b->touch->elements == 0 ||
+                (a->kind == PSB_RING) != (b->kind == PSB_RING)) {
+                continue;
+            }
+            const double R = w->params.contact_thickness + a->touch->moved + b->touch->moved;
+            if (boxes_apart(a->touch->lo, a->touch->hi, b->touch->lo, b->touch->hi, R)) {
+                continue;
+            }
+            prepare_surface(b->touch, b, w->steps);
+            whole = find_pair(w, ia, ib, R);
+        }
+    }
+    w->contacts_found = list->count;
+    if (list->count > 0) {
+        resolve(w);
+        for (int k = 0; k < w->body_count; k++) {
+            psb_body *b = w->bodies[k];
+            if (takes_part(b)) {
+                body_publish(b, 0, b->n);
+            }
+        }
+    }
+    if (prof) {
+        prof->contact += profile_now() - start;
+    }
+    return whole;
+}
+
+struct contact_list *contact_list_create(void) {
+    return calloc(1, sizeof(struct contact_list));
+}
+
+void contact_list_destroy(struct contact_list *list) {
+    if (list) {
+        free(list->items);
+        free(list);
+    }
+}
+
+bool contact_list_reserve(struct contact_list *list, int capacity) {
+    if (capacity <= list->capacity) {
+        return true;
+    }
+    contact *items = realloc(list->items, (size_t)capacity * sizeof *items);
+    if (!items) {
+        return false;
+    }
+    list->items = items;
+    list->capacity = capacity;
+    return true;
+}
+
+int psb_world_contact_count(const psb_world *w) {
+    return w->contacts_found;
+}
