@@ -25,7 +25,9 @@ typedef struct psb_viewer_config {
     const char
         *input_script;   ///< replay timed mouse and keyboard events from this file; may be NULL
     const char *shaders; ///< folder with the GLSL files; NULL = search the usual places
-    const char *scene;   ///< scene name (psb_scene_build); "default"
+    const char *meshes;  ///< folder of the "models" scene's OBJ files; NULL = search the usual
+                         ///< places (share/psb/meshes, the source tree's meshes/)
+    const char *scene;   ///< scene name (psb_viewer_scene_name); "default"
     bool stats;          ///< print mean and p99 frame time at exit
     bool report;         ///< print camera, grab and scene state at exit as key=value lines
     bool vsync;          ///< swap interval 1 (default on)
@@ -36,9 +38,9 @@ typedef struct psb_viewer_config {
     double grab_k; ///< stiffness of the mouse's grab spring, N/m
     double poke_speed;             ///< speed at which a poke's finger goes in, m/s
     psb_scene_config scene_config; ///< parameters, material, sizes of the scene
-    bool integrator_given; ///< scene_config.params.integrator was chosen (--integrator): loaded
-                           ///< models run with it too, instead of the implicit step
-    psb_repair_options repair;     ///< how OBJ files are repaired (fit_radius > 0 advised)
+    bool integrator_given;     ///< scene_config.params.integrator was chosen (--integrator): loaded
+                               ///< models run with it too, instead of the implicit step
+    psb_repair_options repair; ///< how OBJ files are repaired (fit_radius > 0 advised)
     const char *files[PSB_VIEWER_MAX_FILES]; ///< OBJ files to load at start
     int file_count;                          ///< how many
 } psb_viewer_config;
@@ -47,6 +49,16 @@ typedef struct psb_viewer_config {
 /// the default repair with models fitted to the scene's sphere radius, grab spring 100 N/m, pokes
 /// going in at 4 m/s.
 psb_viewer_config psb_default_viewer_config(void);
+
+/// The viewer's scenes: psb_scene_build's (psb_scene_count of them, in
+/// their order), then "models", which shows the OBJ files of the meshes
+/// folder one at a time on the ring's stage.
+int psb_viewer_scene_count(void);
+/// The name and one-line summary of scene `index` ("?" when out of range).
+const char *psb_viewer_scene_name(int index);
+const char *psb_viewer_scene_summary(int index);
+/// The index of the scene called name, or -1.
+int psb_viewer_scene_find(const char *name);
 
 /// Opens the window and runs until it is closed (or config->frames are
 /// drawn). Returns the exit status: 0 normally, 2 when there is no display

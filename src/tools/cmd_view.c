@@ -132,13 +132,19 @@ static const psb_option view_table[] = {
      .offset = VIEW_FIELD(config.shaders),
      .meta = "DIR",
      .help = "folder with the GLSL files (default: the installed ones, else the source tree's)"},
-    // choice_count is psb_scene_count(), set by view_table_copy.
+    {.name = "meshes",
+     .type = PSB_OPT_STRING,
+     .offset = VIEW_FIELD(config.meshes),
+     .meta = "DIR",
+     .help = "folder whose OBJ files the models scene shows (default: the installed meshes, "
+             "else the source tree's meshes/)"},
+    // choice_count is psb_viewer_scene_count(), set by view_table_copy.
     {.name = "scene",
      .type = PSB_OPT_CHOICE,
      .offset = VIEW_FIELD(scene),
      .help = "the scene to start with (listed below with the digit key that picks it in the "
              "window; Tab steps through them)",
-     .choice = psb_scene_name},
+     .choice = psb_viewer_scene_name},
     {.name = "subdiv",
      .type = PSB_OPT_INT,
      .offset = VIEW_FIELD(config.scene_config.sphere_level),
@@ -281,8 +287,8 @@ enum { VIEW_GROUP, REPAIR_GROUP, GROUP_COUNT };
 static void view_table_copy(psb_option table[VIEW_OPTION_COUNT]) {
     memcpy(table, view_table, sizeof view_table);
     for (int i = 0; i < VIEW_OPTION_COUNT; i++) {
-        if (table[i].choice == psb_scene_name) {
-            table[i].choice_count = psb_scene_count();
+        if (table[i].choice == psb_viewer_scene_name) {
+            table[i].choice_count = psb_viewer_scene_count();
         }
     }
 }
@@ -294,7 +300,7 @@ static view_options default_view_options(void) {
     v.size[0] = v.config.width;
     v.size[1] = v.config.height;
     v.integrator = (int)v.config.scene_config.params.integrator;
-    v.scene = psb_scene_find(v.config.scene);
+    v.scene = psb_viewer_scene_find(v.config.scene);
     v.gravity = v.config.scene_config.params.gravity;
     v.wind = v.config.scene_config.params.wind;
     v.wind_turbulence = v.config.scene_config.params.wind_turbulence;
@@ -321,15 +327,18 @@ static void print_help(FILE *out) {
                  "Opens the viewer: the 2D ring on the left, the 3D bodies on the right, live\n"
                  "plots of V/V0 and pressure below. OBJ files given here (or dropped on the\n"
                  "window) replace the 3D spheres; a file that cannot be loaded is reported and\n"
-                 "the scene keeps running. Press H in the window for every key and mouse action.\n"
+                 "the scene keeps running. The models scene shows the OBJ files of a folder\n"
+                 "(--meshes) one at a time: '.' and ',' step through them. Press H in the window\n"
+                 "for every key and mouse action.\n"
                  "Needs a display: without one, run it under 'xvfb-run -a psb view ...'.\n"
                  "\n");
     psb_options_print_help(out, groups, GROUP_COUNT);
     // The digit keys reach the first nine.
-    const int keyed = psb_scene_count() < 9 ? psb_scene_count() : 9;
+    const int keyed = psb_viewer_scene_count() < 9 ? psb_viewer_scene_count() : 9;
     fprintf(out, "\nScenes (--scene NAME; keys 1-%d in the window, in this order):\n", keyed);
-    for (int i = 0; i < psb_scene_count(); i++) {
-        fprintf(out, "  %d %-10s %s\n", i + 1, psb_scene_name(i), psb_scene_summary(i));
+    for (int i = 0; i < psb_viewer_scene_count(); i++) {
+        fprintf(out, "  %d %-10s %s\n", i + 1, psb_viewer_scene_name(i),
+                psb_viewer_scene_summary(i));
     }
 }
 
@@ -371,7 +380,7 @@ int psb_cmd_view(int argc, char **argv) {
     c->scene_config.params.integrator = (psb_integrator)view.integrator;
     c->integrator_given = psb_options_seen(groups, GROUP_COUNT, "integrator") > 0;
     c->scene_config.params.gravity = view.gravity;
-    c->scene = psb_scene_name(view.scene);
+    c->scene = psb_viewer_scene_name(view.scene);
     // --wind and --wind-turbulence blow in every scene, the flag's included.
     if (psb_options_seen(groups, GROUP_COUNT, "wind")) {
         c->scene_config.params.wind = c->scene_config.flag_wind = view.wind;

@@ -81,7 +81,7 @@ void app_reset_bodies(app *a) {
 // kd, mass, gravity and G, restitution, friction, dt, the integrator once
 // chosen) carry over, to every body: a body built with a ks, kd or mass of
 // its own scales it as the material's changed (app_body_value).
-static bool install_scene(app *a, psb_scene *next) {
+bool app_install_scene(app *a, psb_scene *next) {
     if (a->grab.body >= 0) {
         a->grab.body = -1;
         a->drag = DRAG_NONE;
@@ -298,6 +298,10 @@ void app_frame_scene(app *a) {
 }
 
 bool app_load_scene(app *a, const char *name) {
+    if (strcmp(name, MODELS_SCENE) == 0) {
+        app_show_models(a, a->model_entry);
+        return a->models_scene;
+    }
     psb_scene next;
     psb_error err = {0};
     if (psb_scene_build(&next, name, &a->config.scene_config, &err) != PSB_OK) {
@@ -306,7 +310,8 @@ bool app_load_scene(app *a, const char *name) {
     }
     snprintf(a->scene_name, sizeof a->scene_name, "%s", name);
     a->models_loaded = false;
-    if (!install_scene(a, &next)) {
+    a->models_scene = false;
+    if (!app_install_scene(a, &next)) {
         return false;
     }
     app_frame_scene(a);
@@ -321,132 +326,24 @@ void app_load_builtin(app *a) {
     app_load_scene(a, name);
 }
 
+// The scene list: the viewer's scenes (psb_scene's, then the models
+// scene), then the OBJ files given or dropped last, if any.
 int app_scene_entry(const app *a) {
-    return a->models_loaded ? psb_scene_count() : psb_scene_find(a->scene.name);
+    if (a->models_scene) {
+        return psb_viewer_scene_find(MODELS_SCENE);
+    }
+    return a->models_loaded ? psb_viewer_scene_count() : psb_viewer_scene_find(a->scene.name);
 }
 
 int app_scene_entries(const app *a) {
-    return psb_scene_count() + (a->model_path_count > 0);
+    return psb_viewer_scene_count() + (a->model_path_count > 0);
 }
 
 void app_switch_scene(app *a, int entry) {
-    if (entry >= 0 && entry < psb_scene_count()) {
-        app_load_scene(a, psb_scene_name(entry));
-        return;
-    }
-    if (entry != psb_scene_count() || a->model_path_count == 0) {
-        return;
-    }
-    // The paths are copied: loading rewrites the list.
-    char copies[PSB_VIEWER_MAX_FILES][PATH_SIZE];
-    const char *paths[PSB_VIEWER_MAX_FILES];
-    const int count = a->model_path_count;
-    for (int i = 0; i < count; i++) {
-        snprintf(copies[i], PATH_SIZE, "%s", a->model_paths[i]);
-        paths[i] = copies[i];
-    }
-    app_load_files(a, paths, count);
-}
-
-static const char *base_name(const char *path) {
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-// Adds the closed components of one OBJ file to next, all or none; false
-// (and a message) if the file cannot be loaded, leaving next as it was.
-// Counts what was added into *bodies and *points, and says what the
-// repair did in summary.
-static bool load_file(app *a, psb_scene *next, const char *path, int *bodies, long *points,
-                      char *summary, size_t summary_size) {
-    psb_mesh *parts = NULL;
-    int count = 0;
-    psb_error err = {0};
-    psb_repair_report report;
-    if (psb_mesh_load_obj(path, &a->config.repair, &parts, &count, &report, NULL, &err) != PSB_OK) {
-        a->load_errors++;
-        app_message(a, true, "%s", err.message[0] ? err.message : "cannot load the file");
-        return false;
-    }
-    bool ok = next->body_count + count <= PSB_SCENE_MAX_BODIES;
-    if (!ok) {
-        a->load_errors++;
-        app_message(a, true, "%s: %d closed parts: more than the %d bodies a scene holds", path,
-                    count, PSB_SCENE_MAX_BODIES);
-    }
-    for (int k = 0; k < count && ok; k++) {
-        char label[sizeof next->bodies[0].label];
-        if (count > 1) {
-            snprintf(label, sizeof label, "%.52s#%d", base_name(path), k + 1);
-        } else {
-            snprintf(label, sizeof label, "%.63s", base_name(path));
-        }
-        if (psb_scene_add_mesh(next, &parts[k], label, &err) != PSB_OK) {
-            a->load_errors++;
-            app_message(a, true, "%s: %s", path, err.message);
-            ok = false;
-        } else {
-            (*bodies)++;
-            *points += parts[k].point_count;
-        }
-    }
-    for (int k = 0; k < count; k++) {
-        psb_mesh_free(&parts[k]);
-    }
-    free(parts);
-    if (ok) {
-        snprintf(summary, summary_size, "welded %d, flipped %d faces, filled %d holes",
-                 report.welded, report.faces_flipped, report.holes_filled);
-    }
-    return ok;
-}
-
-void app_load_files(app *a, const char *const *paths, int count) {
-    psb_scene next;
-    psb_error err = {0};
-    if (psb_scene_build(&next, "ring", &a->config.scene_config, &err) != PSB_OK) {
-        app_message(a, true, "%s", err.message);
-        return;
-    }
-    int bodies = 0, files = 0;
-    long points = 0;
-    char summary[160] = "";
-    bool good[PSB_VIEWER_MAX_FILES] = {false};
-    for (int i = 0; i < count; i++) {
-        const bool ok = load_file(a, &next, paths[i], &bodies, &points, summary, sizeof summary);
-        files += ok;
-        if (i < PSB_VIEWER_MAX_FILES) {
-            good[i] = ok;
-        }
-    }
-    if (bodies == 0) {
-        psb_scene_destroy(&next);
-        return; // the message says why; the scene keeps running as it was
-    }
-    // The files that loaded are the scene list's last entry (Tab comes back to them).
-    a->model_path_count = 0;
-    for (int i = 0; i < count && i < PSB_VIEWER_MAX_FILES; i++) {
-        if (good[i]) {
-            snprintf(a->model_paths[a->model_path_count++], PATH_SIZE, "%s", paths[i]);
-        }
-    }
-    char error[MESSAGE_SIZE];
-    const bool had_error = files < count;
-    snprintf(error, sizeof error, "%s", a->message);
-    a->models_loaded = true;
-    if (!install_scene(a, &next)) {
-        return;
-    }
-    app_frame_scene(a);
-    if (had_error) {
-        app_message(a, true, "%s", error);
-    } else if (files == 1) {
-        app_message(a, false, "loaded %s: %d bod%s, %ld points (%s); Backspace: back to the scene",
-                    base_name(paths[0]), bodies, bodies == 1 ? "y" : "ies", points, summary);
-    } else {
-        app_message(a, false,
-                    "loaded %d files: %d bodies, %ld points; Backspace: back to the scene", files,
-                    bodies, points);
+    if (entry >= 0 && entry < psb_viewer_scene_count()) {
+        app_load_scene(a, psb_viewer_scene_name(entry));
+    } else if (entry == psb_viewer_scene_count() && a->model_path_count > 0) {
+        app_reload_files(a);
     }
 }
 
@@ -707,6 +604,7 @@ static void app_free(app *a) {
     psb_scene_destroy(&a->scene);
     script_free(a);
     poke_free(a);
+    free(a->model_names);
     free(a->frame_times);
     free(a->pixels);
     free(a);
@@ -748,10 +646,14 @@ int psb_viewer_run(const psb_viewer_config *config) {
         app_free(a);
         return 2;
     }
-    // Build the scene first: a bad scene or parameter is a usage error.
+    // Build the scene first: a bad scene or parameter is a usage error. The
+    // models scene starts as its stage, the ring, and loads its model once
+    // the window is open.
+    const bool models = strcmp(a->scene_name, MODELS_SCENE) == 0;
     psb_scene first;
     psb_error err = {0};
-    if (psb_scene_build(&first, a->scene_name, &config->scene_config, &err) != PSB_OK) {
+    if (psb_scene_build(&first, models ? "ring" : a->scene_name, &config->scene_config, &err) !=
+        PSB_OK) {
         fprintf(stderr, "psb view: %s\n", err.message);
         app_free(a);
         return 2;
@@ -771,12 +673,16 @@ int psb_viewer_run(const psb_viewer_config *config) {
     }
     input_install(a);
     app_layout(a);
-    if (!install_scene(a, &first)) {
+    if (!app_install_scene(a, &first)) {
         app_free(a);
         return 1;
     }
     app_frame_scene(a);
     a->message[0] = '\0';
+    models_list(a, NULL, 0); // for --report; listed again whenever the models scene is shown
+    if (models) {
+        app_show_models(a, 0);
+    }
     if (config->file_count > 0) {
         app_load_files(a, config->files, config->file_count);
     }

@@ -220,6 +220,11 @@ typedef struct mvert {
     rgba color;
 } mvert;
 
+/// A file name in the meshes folder (its longest, NAME_MAX, fits).
+typedef struct model_name {
+    char text[256];
+} model_name;
+
 /// The whole viewer.
 typedef struct app {
     psb_viewer_config config;
@@ -229,10 +234,18 @@ typedef struct app {
 
     // The scene and what the keys changed about it (kept across reloads).
     psb_scene scene;
-    char scene_name[32];                               ///< the built-in scene to return to
-    bool models_loaded;                                ///< the 3D view shows loaded OBJ files
-    char model_paths[PSB_VIEWER_MAX_FILES][PATH_SIZE]; ///< the OBJ files loaded last
-    int model_path_count; ///< how many (0: the scene list has no models entry)
+    char scene_name[32]; ///< the scene to return to from loaded files (a psb_viewer_scene_name)
+    bool models_loaded;  ///< the 3D view shows models loaded from OBJ files (given, dropped,
+                         ///< or the models scene's)
+    char model_paths[PSB_VIEWER_MAX_FILES][PATH_SIZE]; ///< the OBJ files given or dropped last
+    int model_path_count; ///< how many (0: the scene list has no entry for them)
+    // The models scene (models.c): the meshes folder's OBJ files, one at a
+    // time on the ring's stage.
+    bool models_scene;          ///< it is shown (its model, or the ring alone if none loaded)
+    char meshes_dir[PATH_SIZE]; ///< its folder ("": none found)
+    model_name *model_names;    ///< its *.obj files, sorted by name (made when listed)
+    int model_count;            ///< how many
+    int model_entry;            ///< the one shown, or shown last (0 .. model_count - 1)
     // The controls (controls.c): set by the keys and the parameter panel,
     // written into the world by app_apply_controls.
     double gas_scale;      ///< multiplies every body's gas amount as built
@@ -253,8 +266,8 @@ typedef struct app {
     psb_vec3 wind;                     ///< the wind B switches on, m/s
     double wind_turbulence;            ///< its gusts, m/s
     double built_spring_k[MAX_BODIES]; ///< N/m, as built: ] and [ scale it
-    bool ring_matched[MAX_BODIES]; ///< a sphere of the ring's material: its ks follows the
-                                   ///< ring's by psb_scene_sphere_spring_k, not in proportion
+    bool ring_matched[MAX_BODIES];     ///< a sphere of the ring's material: its ks follows the
+                                       ///< ring's by psb_scene_sphere_spring_k, not in proportion
     double built_damping[MAX_BODIES];  ///< N·s/m, as built
     double built_mass[MAX_BODIES];     ///< kg, as built
     double mean_face_area[MAX_BODIES]; ///< rest shape, m² (2D: mean edge length, m)
@@ -337,13 +350,14 @@ typedef struct app {
     int load_errors;
     char message[MESSAGE_SIZE]; ///< shown in the HUD until it expires
     bool message_error;
-    double message_time;       ///< when it was set (wall clock, s)
-    long message_frame;        ///< the frame it was set on
-    bool message_shown;        ///< drawn this frame (not yet expired)
-    char blowup[MESSAGE_SIZE]; ///< the last blow-up report ("": cleared)
-    double blowup_time;        ///< simulated time of that blow-up, s
-    int text_cut;              ///< HUD texts cut short this frame for lack of room
-    int tooltip_body;          ///< body whose shortened name is shown whole (cursor on it; -1)
+    double message_time;            ///< when it was set (wall clock, s)
+    long message_frame;             ///< the frame it was set on
+    bool message_shown;             ///< drawn this frame (not yet expired)
+    char blowup[MESSAGE_SIZE];      ///< the last blow-up report ("": cleared)
+    double blowup_time;             ///< simulated time of that blow-up, s
+    int text_cut;                   ///< HUD texts cut short this frame for lack of room
+    char title_shown[MESSAGE_SIZE]; ///< the HUD's title row (the scene) as drawn last
+    int tooltip_body;               ///< body whose shortened name is shown whole (cursor on it; -1)
     char screenshot_path[PATH_SIZE]; ///< requested for the end of this frame
     bool screenshot_now;
     unsigned char *pixels; ///< screenshot read-back (made on first use)
@@ -397,14 +411,18 @@ void app_message(app *a, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/// Loads OBJ files: good ones replace the 3D bodies; bad ones only report.
-void app_load_files(app *a, const char *const *paths, int count);
-/// Rebuilds the built-in scene (drops loaded models).
+/// Makes next the scene shown (next is emptied, the old scene freed): GPU
+/// buffers sized for it, the controls applied, the plots restarted. False
+/// (and the viewer closing) when the buffers cannot be made.
+bool app_install_scene(app *a, psb_scene *next);
+/// Goes back to a->scene_name's scene (from loaded files).
 void app_load_builtin(app *a);
-/// Builds and shows the scene called name; on failure says why and keeps the scene.
+/// Builds and shows the scene called name (a psb_viewer_scene_name); on
+/// failure says why and keeps the scene.
 bool app_load_scene(app *a, const char *name);
-/// The scene list's entry shown: a psb_scene index, psb_scene_count() for the
-/// loaded models, -1 if neither.
+/// The scene list's entry shown: a psb_viewer_scene index (the models
+/// scene's included), psb_viewer_scene_count() for the files given or
+/// dropped, -1 if none.
 int app_scene_entry(const app *a);
 /// Frames the scene: the camera and the 2D view as for the default scene,
 /// pulled back for a scene that reaches higher or wider; loaded models
@@ -412,7 +430,8 @@ int app_scene_entry(const app *a);
 void app_frame_scene(app *a);
 /// The box around every 3D body's points (rings left out), m; false if none.
 bool app_bodies_box(const app *a, float lo[3], float hi[3]);
-/// Entries in the scene list: the scenes, and the loaded models if any.
+/// Entries in the scene list: the viewer's scenes, and the files given or
+/// dropped if any.
 int app_scene_entries(const app *a);
 /// Shows entry `entry` of the scene list.
 void app_switch_scene(app *a, int entry);
@@ -427,6 +446,25 @@ bool app_message_live(const app *a);
 /// Is the blow-up report still shown: set, its cause not gone (R, a scene
 /// change, a step within its stable limit), the blow-up recent?
 bool app_blowup_live(const app *a);
+
+// models.c
+/// The name of the scene that shows the meshes folder's models.
+#define MODELS_SCENE "models"
+/// Loads OBJ files (given or dropped): the good ones replace the 3D bodies
+/// on the ring's stage; bad ones only report, and if none is good the
+/// scene runs on as it was.
+void app_load_files(app *a, const char *const *paths, int count);
+/// Loads the files given or dropped last again (the scene list's last entry).
+void app_reload_files(app *a);
+/// Finds the meshes folder (--meshes, else the usual places) and lists its
+/// *.obj files by name into a->model_names; false, and why into why (may
+/// be NULL), when there is no folder or no OBJ file in it.
+bool models_list(app *a, char *why, size_t why_size);
+/// Shows the models scene with its model `entry` (wrapped into the list),
+/// loaded as a file given on the command line is, with its holes filled.
+/// A missing folder or a file that does not load leaves the ring alone on
+/// the stage, and the HUD and stderr say why.
+void app_show_models(app *a, int entry);
 
 // controls.c
 /// The controls as the command line set them (psb_default_params()'s values

@@ -36,9 +36,7 @@ static bool has_shaders(const char *dir, const char **missing) {
     return true;
 }
 
-// <executable's folder>/../share/psb/shaders, for an installed psb wherever
-// its prefix went.
-static bool exe_relative_dir(char *out, size_t out_size) {
+bool exe_relative_path(const char *relative, char *out, size_t out_size) {
     char exe[4096];
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) {
@@ -50,7 +48,7 @@ static bool exe_relative_dir(char *out, size_t out_size) {
         return false;
     }
     *slash = '\0';
-    return snprintf(out, out_size, "%s/../%s", exe, PSB_SHADER_DIR_RELATIVE) < (int)out_size;
+    return snprintf(out, out_size, "%s/../%s", exe, relative) < (int)out_size;
 }
 
 bool shader_dir_find(const char *dir, char *out, size_t out_size, char *error, size_t error_size) {
@@ -65,7 +63,7 @@ bool shader_dir_find(const char *dir, char *out, size_t out_size, char *error, s
     }
     char relative[4096] = "";
     const char *candidates[3] = {NULL, PSB_SHADER_DIR_BUILD, PSB_SHADER_DIR_INSTALL};
-    if (exe_relative_dir(relative, sizeof relative)) {
+    if (exe_relative_path(PSB_SHADER_DIR_RELATIVE, relative, sizeof relative)) {
         candidates[0] = relative;
     }
     for (int i = 0; i < 3; i++) {

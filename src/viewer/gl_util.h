@@ -33,6 +33,11 @@ typedef struct batch {
     bool quads;  ///< drawn as quads (4 vertices each) through the shared quad index buffer
 } batch;
 
+/// <the executable's folder>/../relative into out (an installed psb's data,
+/// wherever its prefix went); false when the executable's path is unknown
+/// or out is too small.
+bool exe_relative_path(const char *relative, char *out, size_t out_size);
+
 /// Finds the folder that holds the shaders: dir when given, else next to
 /// the executable (../share/psb/shaders), else the source tree the build
 /// came from, else the install prefix. On failure writes the places tried.

@@ -444,6 +444,17 @@ static void cycle_integrator(app *a, int step) {
                 substeps, substeps == 1 ? "" : "s");
 }
 
+// '.' and ',': the models scene's next or previous model; elsewhere, how
+// to get there.
+static void step_model(app *a, int step) {
+    if (!a->models_scene) {
+        app_message(a, false, "'.' and ',' step through the models scene's models: %d shows it",
+                    psb_viewer_scene_find(MODELS_SCENE) + 1);
+        return;
+    }
+    app_show_models(a, a->model_entry + step);
+}
+
 // Digits pick a scene of the list; Tab and shift+Tab step through it.
 static void scene_key(app *a, int key, int mods) {
     const int entries = app_scene_entries(a);
@@ -455,7 +466,7 @@ static void scene_key(app *a, int key, int mods) {
     }
     const int entry =
         key >= GLFW_KEY_KP_1 && key <= GLFW_KEY_KP_9 ? key - GLFW_KEY_KP_1 : key - GLFW_KEY_1;
-    if (entry < psb_scene_count()) {
+    if (entry < psb_viewer_scene_count()) {
         app_switch_scene(a, entry);
     }
 }
@@ -526,8 +537,8 @@ void input_key(app *a, int key, int action, int mods) {
         panel_toggle(a);
         break;
     case GLFW_KEY_BACKSPACE:
-        if (a->models_loaded) {
-            app_load_builtin(a);
+        if (a->models_loaded && !a->models_scene) {
+            app_load_builtin(a); // from the files given or dropped
         }
         break;
     case GLFW_KEY_T:
@@ -541,6 +552,10 @@ void input_key(app *a, int key, int action, int mods) {
         break;
     case GLFW_KEY_TAB:
         scene_key(a, key, mods);
+        break;
+    case GLFW_KEY_PERIOD:
+    case GLFW_KEY_COMMA:
+        step_model(a, key == GLFW_KEY_PERIOD ? 1 : -1);
         break;
     default:
         if ((key >= GLFW_KEY_1 && key <= GLFW_KEY_9) ||

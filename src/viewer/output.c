@@ -88,8 +88,18 @@ void output_report(const app *a, FILE *out) {
     const psb_world *w = a->scene.world;
     const psb_params *p = psb_world_params(w);
     fprintf(out, "frames=%ld\n", a->frame);
-    fprintf(out, "scene=%s\n", a->models_loaded ? "models" : a->scene.name);
+    // The scene: a psb_viewer_scene_name, or "files" for the files given or dropped.
+    fprintf(out, "scene=%s\n",
+            a->models_scene    ? MODELS_SCENE
+            : a->models_loaded ? "files"
+                               : a->scene.name);
     fprintf(out, "scene_entry=%d\nscene_entries=%d\n", app_scene_entry(a), app_scene_entries(a));
+    // The models scene: its folder, its OBJ files (as last listed), the one
+    // shown (-1 in another scene) and its name.
+    const bool model = a->models_scene && a->model_count > 0;
+    fprintf(out, "meshes_dir=%s\nmodel_entries=%d\nmodel_entry=%d\nmodel_name=%s\n", a->meshes_dir,
+            a->model_count, model ? a->model_entry : -1,
+            model ? a->model_names[a->model_entry].text : "");
     fprintf(out, "bodies=%d\nspheres=%d\n", a->scene.body_count, psb_world_sphere_count(w));
     fprintf(out, "sim_time=%.6f\nsteps=%ld\nsubsteps=%d\nsubsteps_needed=%d\n", psb_world_time(w),
             psb_world_step_count(w), p->substeps, a->scene.substeps_needed);
@@ -230,6 +240,7 @@ void output_report(const app *a, FILE *out) {
     fprintf(out, "blowups=%d\nnonfinite_frames=%ld\nload_errors=%d\n", blowups, a->nonfinite_frames,
             a->load_errors);
     fprintf(out, "message=%s\nmessage_shown=%d\n", a->message, a->message_shown);
+    fprintf(out, "title_shown=%s\n", a->title_shown);
     // The HUD's blow-up line (empty once its cause is gone), texts it cut
     // short, and its figures: means over the last measured window.
     fprintf(out, "blowup_shown=%s\ntext_cut=%d\n", app_blowup_live(a) ? a->blowup : "",

@@ -22,7 +22,8 @@
 //   10 resize W H                  resize the window (screen coordinates)
 //   10 quit
 // Key names: A-Z, 0-9, SPACE, ESCAPE, ENTER, TAB, BACKSPACE, HOME, UP, DOWN,
-// LEFT, RIGHT, F1-F12, PLUS, MINUS, EQUAL, LEFT_BRACKET, RIGHT_BRACKET, PERIOD.
+// LEFT, RIGHT, F1-F12, PLUS, MINUS, EQUAL, LEFT_BRACKET, RIGHT_BRACKET, PERIOD,
+// COMMA.
 #include "app.h"
 
 #include <ctype.h>
@@ -115,6 +116,7 @@ static const key_name special_keys[] = {
     {"LEFT_BRACKET", GLFW_KEY_LEFT_BRACKET},
     {"RIGHT_BRACKET", GLFW_KEY_RIGHT_BRACKET},
     {"PERIOD", GLFW_KEY_PERIOD},
+    {"COMMA", GLFW_KEY_COMMA},
 };
 
 static bool parse_key(const char *name, int *key) {

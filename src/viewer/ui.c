@@ -144,15 +144,36 @@ static void backgrounds(app *a) {
     batch_rect(&a->ui_back, pr.x + pr.w, pr.y, tr.x, pr.y + pr.h, edge_color, edge_color);
 }
 
-// The scene's name, place in the list and summary.
-static void scene_line(const app *a, char *t, size_t size) {
+// The scene's name, place in the list and summary, in at most max_w pixels
+// at scale s (shortened at its end by the caller). The models scene says
+// which model of how many it shows, the hint to step dropped first where
+// the row is short, then the model's name shortened in the middle.
+static void scene_line(const app *a, float s, float max_w, char *t, size_t size) {
     const int entry = app_scene_entry(a), entries = app_scene_entries(a);
-    if (a->models_loaded) {
-        snprintf(t, size, "scene %d/%d: loaded models (Backspace: back to '%s')", entry + 1,
-                 entries, a->scene_name);
+    if (a->models_scene && a->model_count > 0) {
+        char head[96];
+        const char *hint = "   '.' and ',': the next and the previous";
+        snprintf(head, sizeof head, "scene %d/%d %s: model %d/%d ", entry + 1, entries,
+                 MODELS_SCENE, a->model_entry + 1, a->model_count);
+        const char *name = a->model_names[a->model_entry].text;
+        const char *state = a->models_loaded ? "" : " (not loaded)";
+        snprintf(t, size, "%s%s%s%s", head, name, state, hint);
+        if (ui_text_width(a, t, s) <= max_w) {
+            return;
+        }
+        const float room = max_w - ui_text_width(a, head, s) - ui_text_width(a, state, s);
+        char shown[sizeof a->model_names[0].text];
+        ui_text_elide(a, name, s, room, shown, sizeof shown);
+        snprintf(t, size, "%s%s%s", head, shown, state);
+    } else if (a->models_scene) {
+        snprintf(t, size, "scene %d/%d %s: no models to show (--meshes DIR: a folder of OBJ files)",
+                 entry + 1, entries, MODELS_SCENE);
+    } else if (a->models_loaded) {
+        snprintf(t, size, "scene %d/%d: loaded files (Backspace: back to '%s')", entry + 1, entries,
+                 a->scene_name);
     } else {
         snprintf(t, size, "scene %d/%d %s: %s", entry + 1, entries, a->scene.name,
-                 psb_scene_summary(entry));
+                 psb_viewer_scene_summary(entry));
     }
 }
 
@@ -228,6 +249,7 @@ static void hud_title(app *a) {
     const float s = a->ui_scale, gap = 10.0f * s, lh = a->line_h;
     if (rows_left(a, r.y) < 1) {
         a->paused_rect = (rect){0.0f, 0.0f, 0.0f, 0.0f};
+        a->title_shown[0] = '\0';
         return;
     }
     // Right to left: the overlays, then the badge.
@@ -261,10 +283,11 @@ static void hud_title(app *a) {
         x -= gap + 4.0f * s;
     }
     char full[TEXT_MAX], t[TEXT_MAX];
-    scene_line(a, full, sizeof full);
+    scene_line(a, s, x - r.x, full, sizeof full);
     // The summary is shortened at its end; the scene's message shows it whole.
     fit_end(a, full, s, x - r.x, t, sizeof t);
     ui_text(a, r.x, r.y, s, ui_warn, t);
+    snprintf(a->title_shown, sizeof a->title_shown, "%s", t);
 }
 
 // The wind as it blows.
@@ -435,6 +458,7 @@ static const help_row help_keys[] = {
     {"KEYS", ""},
     {"1 .. 9", NULL},
     {"Tab  (shift+Tab)", "next (previous) scene; loaded OBJ files last"},
+    {".  ,", "the models scene's next / previous model"},
     {"Space", "pause / run"},
     {"S", "one step (pauses)"},
     {"R", "reset the bodies"},
@@ -451,7 +475,7 @@ static const help_row help_keys[] = {
     {"Z  or  Home", "frame the scene again (camera, 2D view)"},
     {"P  or  F12", "screenshot: psb-screenshot-NNN.png"},
     {"E", "export every body: body<b>_step<s>.obj"},
-    {"Backspace", "back to the built-in scene from OBJ files"},
+    {"Backspace", "back to the scene from loaded OBJ files"},
     {"H  or  F1", "this help"},
     {"Q  or  Esc", "quit"},
 };
@@ -507,12 +531,13 @@ static void help_rows(app *a, const help_column *c, float x, float y, float s, i
 // one column where it fits the window, else in two (the mouse's, the
 // keys'); else smaller, in quarter steps, until it fits.
 static void help_overlay(app *a) {
-    const int scenes = psb_scene_count() < 9 ? psb_scene_count() : 9;
-    char keys[16], names[TEXT_MAX] = "scene: ";
+    const int scenes = psb_viewer_scene_count() < 9 ? psb_viewer_scene_count() : 9;
+    char keys[16], names[TEXT_MAX] = "";
     snprintf(keys, sizeof keys, "1 .. %d", scenes);
     for (int i = 0; i < scenes; i++) {
         const size_t used = strlen(names);
-        snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", psb_scene_name(i));
+        snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                 psb_viewer_scene_name(i));
     }
     const help_column mouse =
         help_measure(a, help_mouse, (int)(sizeof help_mouse / sizeof help_mouse[0]), names);

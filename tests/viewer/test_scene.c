@@ -2,8 +2,8 @@
 // default scene has the ring and three spheres with gas in the right order,
 // one solved BDF2 step a frame (with an explicit integrator, sub-steps its
 // bodies can take), and it settles on the floor without a
-// blow-up; the other scenes show what they are for (gas order in both
-// modes, shape matching keeping a square a square, a flag that flaps on its
+// blow-up, every body squashing on landing and jiggling; the other scenes show what they are for
+// (gas order in both modes, shape matching keeping a square a square, a flag that flaps on its
 // pins, bodies bouncing off the planets); meshes added later land in free
 // spots; every body of a scene has a colour of its own; bad input is
 // refused.
@@ -14,6 +14,53 @@
 #include <string.h>
 
 #define PI 3.14159265358979323846
+
+// A body's height over its width (the larger of its x and z extents): 1
+// for a ball, less for one squashed or flattened on the floor.
+static double height_over_width(const psb_world *w, int b) {
+    const psb_vec3 *x = psb_body_positions(w, b);
+    psb_vec3 lo = x[0], hi = x[0];
+    for (int i = 1; i < psb_body_point_count(w, b); i++) {
+        lo = (psb_vec3){fmin(lo.x, x[i].x), fmin(lo.y, x[i].y), fmin(lo.z, x[i].z)};
+        hi = (psb_vec3){fmax(hi.x, x[i].x), fmax(hi.y, x[i].y), fmax(hi.z, x[i].z)};
+    }
+    return (hi.y - lo.y) / fmax(hi.x - lo.x, hi.z - lo.z);
+}
+
+// How a body lands: from its first touch of the floor for LANDING_S, the
+// least height over width (the squash) and the swings of that ratio, each
+// a turn of at least SWING from the last extreme (the jiggle).
+#define LANDING_S 3.0
+#define SWING     0.02
+typedef struct landing {
+    double touched; // simulated time of the first touch, s (< 0: not yet)
+    double squash;  // least height / width since
+    double extreme; // the ratio's last extreme
+    int direction;  // +1 rising, -1 falling, 0 not known yet
+    int swings;     // turns (a fall after a rise, or a rise after a fall) of at least SWING
+} landing;
+
+static void landing_track(landing *l, const psb_world *w, int b, double t, double floor_y) {
+    if (l->touched < 0.0 && psb_body_measure(w, b).min_y < floor_y + 1e-3) {
+        l->touched = t;
+    }
+    if (l->touched < 0.0 || t > l->touched + LANDING_S) {
+        return;
+    }
+    const double r = height_over_width(w, b);
+    l->squash = fmin(l->squash, r);
+    if (l->direction >= 0 && r < l->extreme - SWING) {
+        l->swings += l->direction > 0;
+        l->direction = -1;
+        l->extreme = r;
+    } else if (l->direction <= 0 && r > l->extreme + SWING) {
+        l->swings += l->direction < 0;
+        l->direction = 1;
+        l->extreme = r;
+    } else if ((l->direction >= 0 && r > l->extreme) || (l->direction < 0 && r < l->extreme)) {
+        l->extreme = r;
+    }
+}
 
 static void test_default_scene(void) {
     const psb_scene_config config = psb_default_scene_config();
@@ -71,12 +118,17 @@ static void test_default_scene(void) {
         psb_scene_destroy(&e);
     }
 
-    // Ten seconds: pumped up, fallen, bouncing (gas makes them lively) and
-    // losing energy to the air until they rest, never through the floor or
-    // the walls; the low gas sphere sits flattened on a contact patch.
+    // Ten seconds: pumped up, fallen, squashed on landing and jiggling
+    // (gas makes them lively) and losing energy to the air until they rest,
+    // never through the floor or the walls; the low gas sphere sits
+    // flattened on a contact patch.
     const int steps = (int)(10.0 / p->dt);
     int blowups = 0;
     double lowest[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, energy_after_fall[4] = {0};
+    landing land[4];
+    for (int b = 0; b < 4; b++) {
+        land[b] = (landing){-1.0, INFINITY, 1.0, 0, 0};
+    }
     for (int k = 0; k < steps; k++) {
         blowups += psb_world_step(s.world);
         for (int b = 0; b < s.body_count; b++) {
@@ -85,7 +137,18 @@ static void test_default_scene(void) {
             if (k == (int)(2.0 / p->dt)) {
                 energy_after_fall[b] = st.energy;
             }
+            landing_track(&land[b], s.world, b, (k + 1) * p->dt, p->floor_y);
         }
+    }
+    // Every sphere squashes on landing (the high gas one, the stiffest, to
+    // 0.87 of its width) and jiggles, as the ring does.
+    for (int b = 0; b < s.body_count; b++) {
+        printf("%s: landed at %.2f s, squashed to %.3f, %d swings in %g s\n", s.bodies[b].label,
+               land[b].touched, land[b].squash, land[b].swings, LANDING_S);
+        CHECK(land[b].squash <= 0.92, "%s did not squash on landing: %.3f", s.bodies[b].label,
+              land[b].squash);
+        CHECK(land[b].swings >= 3, "%s did not jiggle: %d swings", s.bodies[b].label,
+              land[b].swings);
     }
     CHECK(blowups == 0, "%d blow-ups: %s", blowups, psb_world_last_event(s.world));
     double ratio[4];
@@ -109,13 +172,7 @@ static void test_default_scene(void) {
         const double kinetic = psb_body_measure(s.world, b).kinetic;
         CHECK(kinetic < 0.01, "body %d still moves after 10 s: %g J", b, kinetic);
     }
-    const psb_vec3 *x = psb_body_positions(s.world, 1);
-    psb_vec3 lo = x[0], hi = x[0];
-    for (int i = 1; i < psb_body_point_count(s.world, 1); i++) {
-        lo = (psb_vec3){fmin(lo.x, x[i].x), fmin(lo.y, x[i].y), fmin(lo.z, x[i].z)};
-        hi = (psb_vec3){fmax(hi.x, x[i].x), fmax(hi.y, x[i].y), fmax(hi.z, x[i].z)};
-    }
-    const double flat = (hi.y - lo.y) / fmax(hi.x - lo.x, hi.z - lo.z);
+    const double flat = height_over_width(s.world, 1);
     printf("low gas sphere at 10 s: height %.3f of its width\n", flat);
     CHECK(flat <= 0.85, "the low gas sphere is not flattened: height %.3f of its width", flat);
     psb_scene_destroy(&s);
@@ -204,6 +261,10 @@ static void test_pressure_scene(void) {
         CHECK(low < mid && mid < high, "%s: V/V0 not in gas order: %g %g %g",
               m == 0 ? "rings" : "spheres", low, mid, high);
     }
+    // Here too the low gas sphere rests flattened on a contact patch.
+    const double flat = height_over_width(s.world, 3);
+    printf("pressure scene, low gas sphere at 6 s: height %.3f of its width\n", flat);
+    CHECK(flat <= 0.85, "the low gas sphere is not flattened: height %.3f of its width", flat);
     psb_scene_destroy(&s);
 }
 

@@ -235,7 +235,7 @@ drop)
     grep -q 'bad.obj:' "$tmp/err" || fail "no error naming bad.obj on stderr"
     # A good one and a bad one: the good one is loaded, the bad one reported.
     view 20 "$data/box.obj" "$data/bad.obj"
-    expect scene models "$tmp/report"
+    expect scene files "$tmp/report"
     expect bodies 2 "$tmp/report"
     expect load_errors 1 "$tmp/report"
     grep -q '^message=.*bad.obj' "$tmp/report" || fail "the HUD does not show bad.obj's error"
@@ -257,7 +257,7 @@ END
 10 drop $data/box.obj
 END
     view 30 --input-script "$tmp/script"
-    expect scene models "$tmp/report"
+    expect scene files "$tmp/report"
     expect bodies 2 "$tmp/report"
     expect load_errors 0 "$tmp/report"
     grep -q '^body1=box.obj' "$tmp/report" || fail "the dropped box is not body 1"
@@ -348,6 +348,9 @@ shaders)
     "$tmp/prefix/bin/psb" view --frames 2 --report >"$tmp/report" 2>"$tmp/err" ||
         fail "the installed psb view failed: $(cat "$tmp/err")"
     expect shader_dir "$tmp/prefix/bin/../share/psb/shaders" "$tmp/report"
+    # ... and the installed meshes, the models scene's three.
+    expect meshes_dir "$tmp/prefix/bin/../share/psb/meshes" "$tmp/report"
+    expect model_entries 3 "$tmp/report"
     ;;
 script_errors)
     printf '10 mouse_move 1 2\n12 mouse_jump 3 4\n' >"$tmp/script"
@@ -365,10 +368,15 @@ script_errors)
 scenes)
     # Every scene of the table (as `psb view --help` lists them) renders, is
     # not blank, and shows its colours where they belong.
+    # (The models scene on a folder of one small model: the real ones are
+    # slow under the sanitizers; it frames its model where it comes to rest,
+    # as frame_models checks, so its drop is not checked here.)
     names=$("$psb" view --help | sed -n 's/^  [0-9][0-9]* \([a-z0-9_-]*\) .*/\1/p')
-    [ "$(echo "$names" | wc -w)" -ge 6 ] || fail "the help lists too few scenes: $names"
+    [ "$(echo "$names" | wc -w)" -ge 7 ] || fail "the help lists too few scenes: $names"
+    mkdir "$tmp/models"
+    cp "$data/box.obj" "$tmp/models/"
     for name in $names; do
-        view 60 --scene "$name" --screenshot "$tmp/$name.png"
+        view 60 --scene "$name" --screenshot "$tmp/$name.png" --meshes "$tmp/models"
         expect scene "$name" "$tmp/report"
         expect blowups 0 "$tmp/report"
         sane
@@ -396,13 +404,23 @@ scenes)
         ring)
             set -- "$v2:37:4000"
             ;;
+        models)
+            # The ring, and the box on the ring's stage.
+            expect model_name box.obj "$tmp/report"
+            expect bodies 2 "$tmp/report"
+            set -- "$v2:37:4000"
+            ;;
         *)
             set --
             ;;
         esac
         "$check_png" "$tmp/$name.png" 1280 720 "$@" || fail "scene $name: the picture is wrong"
         check_layout 1280 720 "scene $name"
-        framed "scene $name"
+        if [ "$name" = models ]; then
+            inside "$v2" "$(get bodies2d_px "$tmp/report")" || fail "scene models: the ring left its view"
+        else
+            framed "scene $name"
+        fi
     done
     ;;
 switch)
@@ -431,18 +449,26 @@ END
     view 12 --scene flag --input-script "$tmp/script"
     expect scene flag "$tmp/report"
     expect wind_on 1 "$tmp/report"
-    # shift+Tab from the first scene wraps to the last
+    # shift+Tab from the first scene wraps to the last, the models scene
+    # (here on a folder of one small model), and Tab goes on to the first.
+    mkdir "$tmp/models"
+    cp "$data/box.obj" "$tmp/models/"
     printf '5 key TAB shift\n' >"$tmp/script"
-    view 10 --input-script "$tmp/script"
-    expect scene ring "$tmp/report"
+    view 10 --input-script "$tmp/script" --meshes "$tmp/models"
+    expect scene models "$tmp/report"
+    expect scene_entry 6 "$tmp/report"
+    printf '5 key TAB\n' >"$tmp/script"
+    view 10 --scene models --input-script "$tmp/script" --meshes "$tmp/models"
+    expect scene default "$tmp/report"
     # Loaded files are one more entry: Tab leaves them, shift+Tab reloads them.
     printf '5 drop %s\n8 key TAB\n' "$data/box.obj" >"$tmp/script"
     view 12 --input-script "$tmp/script"
     expect scene default "$tmp/report"
-    expect scene_entries 7 "$tmp/report"
+    expect scene_entries 8 "$tmp/report"
     printf '5 drop %s\n8 key TAB\n10 key TAB shift\n' "$data/box.obj" >"$tmp/script"
     view 14 --input-script "$tmp/script"
-    expect scene models "$tmp/report"
+    expect scene files "$tmp/report"
+    expect scene_entry 7 "$tmp/report"
     expect bodies 2 "$tmp/report"
     grep -q '^body1=box.obj' "$tmp/report" || fail "shift+Tab did not bring box.obj back"
     ;;
@@ -582,7 +608,7 @@ options)
     "$psb" view --frames 1 --scene nowhere 2>&1 | grep -q 'planets' ||
         fail "--scene nowhere does not list the scenes"
     "$psb" view --help >"$tmp/help"
-    for name in default pressure shape flag planets ring; do
+    for name in default pressure shape flag planets ring models; do
         grep -q "^  [0-9] $name " "$tmp/help" || fail "the help does not list the scene $name"
     done
     ;;
@@ -753,6 +779,165 @@ END
     expect camera_yaw 0.000000 "$tmp/report"
     expect camera_pitch 0.500000 "$tmp/report"
     framed "the box after Z"
+    # Several models at once stand side by side (along x, 1 m apart at
+    # least: more than the two fitted radii), and are framed together.
+    view 120 "$data/box.obj" "$tmp/long.obj"
+    expect bodies 3 "$tmp/report"
+    awk -F'[=,]' '/^body1_centroid=/ { x1 = $2; z1 = $4 } /^body2_centroid=/ { x2 = $2; z2 = $4 }
+        END { dx = x1 - x2; dz = z1 - z2
+            exit !((dx > 1 || dx < -1) && dz < 0.1 && dz > -0.1) }' "$tmp/report" ||
+        fail "the two models are not side by side: $(grep '^body[12]_centroid' "$tmp/report")"
+    framed "two models"
+    sane
+    ;;
+models)
+    # The models scene shows the OBJ files of its folder (--meshes) one at a
+    # time, sorted by name, on the ring's stage: '.' the next, ',' the
+    # previous, both wrapping; each loaded as `psb view FILE` loads it, with
+    # its holes filled. The HUD's title row says which of how many, and
+    # its name. A file that does not load, an empty or a missing folder:
+    # said in the HUD and on stderr, and the ring runs on. Small models: this
+    # runs under the sanitizers too (models_real loads Spot).
+    mkdir "$tmp/models" "$tmp/empty"
+    cp "$data/box.obj" "$tmp/models/b-box.obj"
+    cp "$data/box.obj" "$tmp/models/a-box.obj"
+    awk '/^f/ && !open { open = 1; next } { print }' "$data/box.obj" >"$tmp/models/c-open.obj"
+    cp "$data/bad.obj" "$tmp/models/d-bad.obj"
+    echo "not a model" >"$tmp/models/notes.txt"
+    view 20 --scene models --meshes "$tmp/models"
+    expect scene models "$tmp/report"
+    expect scene_entry 6 "$tmp/report"
+    expect meshes_dir "$tmp/models" "$tmp/report"
+    expect model_entries 4 "$tmp/report"
+    expect model_entry 0 "$tmp/report"
+    expect model_name a-box.obj "$tmp/report"
+    expect integrator implicit "$tmp/report"
+    grep -q '^body0=ring (2D) ' "$tmp/report" || fail "the ring is not on the stage"
+    grep -q '^body1=a-box.obj ' "$tmp/report" || fail "a-box.obj is not body 1"
+    case $(get title_shown "$tmp/report") in
+    "scene 7/7 models: model 1/4 a-box.obj "*) ;;
+    *) fail "the HUD's title row says '$(get title_shown "$tmp/report")'" ;;
+    esac
+    grep -E '^(body|camera)' "$tmp/report" >"$tmp/scene_model"
+    view 20 "$tmp/models/a-box.obj"
+    grep -E '^(body|camera)' "$tmp/report" | diff "$tmp/scene_model" - ||
+        fail "the models scene does not load a-box.obj as psb view a-box.obj does"
+    # '.' twice: the open box, its hole filled.
+    printf '5 key PERIOD\n8 key PERIOD\n' >"$tmp/script"
+    view 12 --scene models --meshes "$tmp/models" --input-script "$tmp/script"
+    expect model_entry 2 "$tmp/report"
+    expect model_name c-open.obj "$tmp/report"
+    expect bodies 2 "$tmp/report"
+    expect load_errors 0 "$tmp/report"
+    grep -q '^message=model 3/4: c-open.obj, 1 body, 8 points (.*filled 1 holes)' "$tmp/report" ||
+        fail "the open box: $(get message "$tmp/report")"
+    # ',' from the first: the last, which does not load; the ring runs on.
+    printf '5 key COMMA\n' >"$tmp/script"
+    view 40 --scene models --meshes "$tmp/models" --input-script "$tmp/script"
+    cat "$tmp/err"
+    expect model_entry 3 "$tmp/report"
+    expect model_name d-bad.obj "$tmp/report"
+    expect bodies 1 "$tmp/report"
+    expect load_errors 1 "$tmp/report"
+    expect message_shown 1 "$tmp/report"
+    grep -q "^message=model 4/4: $tmp/models/d-bad.obj:5: " "$tmp/report" ||
+        fail "the HUD does not say why d-bad.obj did not load: $(get message "$tmp/report")"
+    [ "$(grep -c "^psb view: model 4/4: .*d-bad.obj:5: " "$tmp/err")" -eq 1 ] ||
+        fail "stderr does not say once why d-bad.obj did not load"
+    expect title_shown "scene 7/7 models: model 4/4 d-bad.obj (not loaded)   '.' and ',': the next and the previous" "$tmp/report"
+    awk -F= '/^sim_time=/ { exit !($2 > 0.5) }' "$tmp/report" || fail "the ring stopped"
+    sane
+    # ... and '.' from there wraps to the first.
+    printf '5 key COMMA\n7 key PERIOD\n' >"$tmp/script"
+    view 10 --scene models --meshes "$tmp/models" --input-script "$tmp/script"
+    expect model_name a-box.obj "$tmp/report"
+    expect bodies 2 "$tmp/report"
+    # Key 7 shows the scene; '.' elsewhere only says how to get there;
+    # files dropped in it go back to it, at the same model, on Backspace.
+    printf '3 key PERIOD\n' >"$tmp/script"
+    view 5 --input-script "$tmp/script" --meshes "$tmp/models"
+    expect scene default "$tmp/report"
+    grep -q "^message='.' and ',' step through the models scene's models: 7 shows it" \
+        "$tmp/report" || fail "'.' outside the models scene: $(get message "$tmp/report")"
+    printf '3 key 7\n5 key PERIOD\n7 drop %s\n9 key BACKSPACE\n' "$data/box.obj" >"$tmp/script"
+    view 12 --input-script "$tmp/script" --meshes "$tmp/models"
+    expect scene models "$tmp/report"
+    expect model_name b-box.obj "$tmp/report"
+    # (Backspace in the models scene itself loads nothing again: the world
+    # runs on as without it.)
+    printf '3 key 7\n5 key PERIOD\n' >"$tmp/script"
+    view 12 --input-script "$tmp/script" --meshes "$tmp/models"
+    steps=$(get steps "$tmp/report")
+    printf '3 key 7\n5 key PERIOD\n10 key BACKSPACE\n' >"$tmp/script"
+    view 12 --input-script "$tmp/script" --meshes "$tmp/models"
+    expect steps "$steps" "$tmp/report"
+    # A missing folder and one without OBJ files: the ring alone, and why.
+    for dir in "$tmp/none" "$tmp/empty"; do
+        view 30 --scene models --meshes "$dir"
+        cat "$tmp/err"
+        expect scene models "$tmp/report"
+        expect bodies 1 "$tmp/report"
+        expect model_entries 0 "$tmp/report"
+        expect model_entry -1 "$tmp/report"
+        expect message_shown 1 "$tmp/report"
+        awk -F= '/^sim_time=/ { exit !($2 > 0.3) }' "$tmp/report" || fail "$dir: the ring stopped"
+        [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$dir: expected one line on stderr"
+    done
+    grep -q "^message=models: $tmp/empty: no OBJ files (\*\.obj) in the folder" "$tmp/report" ||
+        fail "an empty folder: $(get message "$tmp/report")"
+    view 3 --scene models --meshes "$tmp/none"
+    grep -q "^psb view: models: --meshes $tmp/none: No such file or directory" "$tmp/err" ||
+        fail "a missing folder: $(cat "$tmp/err")"
+    ;;
+models_real)
+    # Without --meshes the models scene finds the source tree's meshes/
+    # (the installed one: the shaders test); one short run of Spot, from a
+    # folder of its own, framed from its side where it will rest (it is
+    # deeper than wide); a name too long for the HUD's title row is
+    # shortened in the middle there.
+    view 1
+    expect meshes_dir "$(cd "$data/../.." && pwd)/meshes" "$tmp/report"
+    expect model_entries 3 "$tmp/report"
+    mkdir "$tmp/spot"
+    cp "$data/../../meshes/spot.obj" "$tmp/spot/"
+    view 20 --scene models --meshes "$tmp/spot"
+    expect model_name spot.obj "$tmp/report"
+    expect bodies 2 "$tmp/report"
+    expect camera_yaw 1.570796 "$tmp/report"
+    grep -q '^message=model 1/1: spot.obj, 1 body, 2930 points ' "$tmp/report" ||
+        fail "Spot: $(get message "$tmp/report")"
+    expect blowups 0 "$tmp/report"
+    sane
+    mkdir "$tmp/long"
+    long=a-model-with-a-name-far-too-long-for-the-title-row-of-the-hud-so-it-is-shortened.obj
+    cp "$data/box.obj" "$tmp/long/$long"
+    view 3 --scene models --meshes "$tmp/long"
+    expect model_name "$long" "$tmp/report"
+    expect text_cut 0 "$tmp/report"
+    case $(get title_shown "$tmp/report") in
+    "scene 7/7 models: model 1/1 a-model-with"*...*"-shortened.obj") ;;
+    *) fail "the title row shows '$(get title_shown "$tmp/report")'" ;;
+    esac
+    ;;
+readme)
+    # The README's examples of scripted input run as written, here in this
+    # test's X server with this build's psb for build/psb: every block of
+    # shell code that runs `build/psb view` with --input-script, and what
+    # each prints is what it says.
+    awk '/^```sh$/ { block = ""; inside = 1; next }
+        /^```$/ && inside { if (block ~ /build\/psb view/ && block ~ /--input-script/) print block
+            inside = 0; next }
+        inside { block = block $0 "\n" }' "$data/../../README.md" |
+        sed 's|xvfb-run -a -s "-screen 0 1280x720x24" build/psb|"$psb"|' >"$tmp/readme.sh"
+    cat "$tmp/readme.sh"
+    [ "$(grep -c '^"$psb" view' "$tmp/readme.sh")" -ge 2 ] || fail "the README's examples are not found"
+    (cd "$tmp" && psb="$psb" sh -e readme.sh) >"$tmp/out" 2>"$tmp/err" ||
+        fail "the README's examples failed: $(cat "$tmp/err")"
+    cat "$tmp/out"
+    grep -q '^grab_body=2$' "$tmp/out" || fail "the drag example does not hold body 2"
+    grep -q '^pins_made=1$' "$tmp/out" && grep -q '^pin_pinned=1$' "$tmp/out" ||
+        fail "the pin example pinned nothing"
+    [ -s "$tmp/drag.png" ] || fail "the drag example wrote no drag.png"
     ;;
 table_names)
     # A name too long for the body table's column is shortened in the middle,
