@@ -1,14 +1,14 @@
 // Contact between bodies, once per world step (docs/contact.md): find every
 // point of a body inside another body, or within the skin delta of its
 // surface, then push the pairs apart (positions, 4 Gauss-Seidel passes) and
-// give them restitution and friction (velocities, one pass), each change an
-// equal and opposite pair so that momentum is kept.
+// give them restitution (velocities, 4 passes) and friction (one pass), each
+// change an equal and opposite pair so that momentum is kept.
 //
 // What makes it fast, next to the plain version in src/model/model_contact.c:
 // each surface's triangles (a ring's edges) sit in a uniform grid built once
-// a step, so a point looks only at the cells within the search radius R of
-// it; pairs whose boxes are apart and points outside the other body's grown
-// box are skipped. The contacts are still found and resolved in the spec's
+// a step, so a point looks only at the cells within its search radius R_p,
+// and only at the triangles whose boxes are that near; pairs whose boxes are
+// apart and points outside the other body's grown box are skipped. The contacts are still found and resolved in the spec's
 // order (body A, body B, A's points by index), so the result is the model's.
 #include <math.h>
 #include <stdlib.h>
@@ -37,6 +37,7 @@ typedef struct contact_body {
     int *corner;  // per * elements internal indices
     int *across;  // a shell's triangle across edge e (corner e to e + 1): 3 per triangle, or -1
     double *face_n[3];  // unit normal of each element (outward), this step
+    double *box[6];     // each element's box, this step: lo x, y, z, hi x, y, z, m
     double *point_n[3]; // pseudo-normal at each point (angle-weighted), this step
     long prepared;      // the world step for which the normals and the grid were made, or -1
 
@@ -136,6 +137,8 @@ void contact_body_destroy(contact_body *cb) {
         free3(cb->start);
         free3(cb->vstart);
         free3(cb->face_n);
+        free3(cb->box);
+        free3(cb->box + 3);
         free3(cb->point_n);
         free(cb->corner);
         free(cb->across);
@@ -217,7 +220,8 @@ contact_body *contact_body_create(const psb_body *b) {
     cb->item = malloc((size_t)ITEMS_PER_ELEMENT * (size_t)elements * sizeof(int));
     cb->stamp = calloc((size_t)elements, sizeof(int));
     if (!cb->corner || (!ring && !cb->across) || !cb->cell_start || !cb->item || !cb->stamp ||
-        !alloc3(cb->face_n, elements) || !alloc3(cb->point_n, b->n_pad)) {
+        !alloc3(cb->face_n, elements) || !alloc3(cb->box, elements) ||
+        !alloc3(cb->box + 3, elements) || !alloc3(cb->point_n, b->n_pad)) {
         contact_body_destroy(cb);
         return NULL;
     }
@@ -299,6 +303,8 @@ static void surface_grid(contact_body *cb, const psb_body *b) {
                 lo = fmin(lo, b->x[c][k[j]]);
                 hi = fmax(hi, b->x[c][k[j]]);
             }
+            cb->box[c][e] = lo;
+            cb->box[3 + c][e] = hi;
             widest = fmax(widest, hi - lo);
         }
     }
@@ -323,17 +329,11 @@ static void surface_grid(contact_body *cb, const psb_body *b) {
     memset(cb->cell_start, 0, ((size_t)cells + 1) * sizeof(int));
     for (int pass = 0; pass < 2; pass++) {
         for (int e = 0; e < cb->elements; e++) {
-            const int *k = &cb->corner[cb->per * e];
             int from[3], to[3];
             for (int c = 0; c < 3; c++) {
-                double lo = b->x[c][k[0]], hi = lo;
-                for (int j = 1; j < cb->per; j++) {
-                    lo = fmin(lo, b->x[c][k[j]]);
-                    hi = fmax(hi, b->x[c][k[j]]);
-                }
                 const double o = c == 0 ? cb->origin.x : c == 1 ? cb->origin.y : cb->origin.z;
-                from[c] = cell_of(lo, o, cell, cb->dims[c]);
-                to[c] = cell_of(hi, o, cell, cb->dims[c]);
+                from[c] = cell_of(cb->box[c][e], o, cell, cb->dims[c]);
+                to[c] = cell_of(cb->box[3 + c][e], o, cell, cb->dims[c]);
             }
             for (int z = from[2]; z <= to[2]; z++) {
                 for (int y = from[1]; y <= to[1]; y++) {
@@ -505,24 +505,34 @@ static bool add_contact(struct contact_list *list, const contact *c) {
 }
 
 // The points of body a that touch body b (docs/contact.md), appended to
-// the list in a's point order. False when the list could not grow.
+// the list in a's point order; R is the largest search radius of a point
+// of a (the pair's). False when the list could not grow.
 static bool find_pair(psb_world *w, int ia, int ib, double R) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
     contact_body *cb = b->touch;
     const double delta = w->params.contact_thickness;
-    const double R2 = R * R;
+    const double reach = w->params.contact_thickness + cb->moved;
     for (int i = 0; i < a->n; i++) {
         const int k = a->rank[i];
         const psb_vec3 p = point_at(a, k);
         if (boxes_apart(p, p, cb->lo, cb->hi, R)) {
             continue;
         }
+        // This point's own search radius R_p: the skin, how far it moved,
+        // how far b's farthest point moved.
+        const psb_vec3 moved =
+            sub(p, v3(a->touch->start[0][k], a->touch->start[1][k], a->touch->start[2][k]));
+        const double Rp = reach + sqrt(dot(moved, moved));
+        if (boxes_apart(p, p, cb->lo, cb->hi, Rp)) {
+            continue;
+        }
+        const double R2 = Rp * Rp;
         int from[3], to[3];
         const double pc[3] = {p.x, p.y, p.z};
         const double oc[3] = {cb->origin.x, cb->origin.y, cb->origin.z};
         for (int c = 0; c < 3; c++) {
-            from[c] = cell_of(pc[c] - R, oc[c], cb->cell, cb->dims[c]);
-            to[c] = cell_of(pc[c] + R, oc[c], cb->cell, cb->dims[c]);
+            from[c] = cell_of(pc[c] - Rp, oc[c], cb->cell, cb->dims[c]);
+            to[c] = cell_of(pc[c] + Rp, oc[c], cb->cell, cb->dims[c]);
         }
         if (++cb->query == INT_MAX) { // stamps wrap: start them again
             memset(cb->stamp, 0, (size_t)cb->elements * sizeof(int));
@@ -540,6 +550,18 @@ static bool find_pair(psb_world *w, int ia, int ib, double R) {
                             continue;
                         }
                         cb->stamp[e] = cb->query;
+                        // No nearer than its box: skip it when the box is
+                        // beyond R, or beyond the best so far.
+                        double box_d2 = 0.0;
+                        for (int c = 0; c < 3; c++) {
+                            const double below = cb->box[c][e] - pc[c];
+                            const double above = pc[c] - cb->box[3 + c][e];
+                            const double gap = below > 0.0 ? below : above > 0.0 ? above : 0.0;
+                            box_d2 += gap * gap;
+                        }
+                        if (box_d2 > R2 || box_d2 > best_d2) {
+                            continue;
+                        }
                         const int *ek = &cb->corner[cb->per * e];
                         double beta[3];
                         if (cb->per == 2) {
