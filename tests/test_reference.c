@@ -1,8 +1,10 @@
 // The fast step (psb_world) against the model written plainly (psb_model,
 // src/model): the same bodies, parameters and colliders stepped by both for
 // a while must end at the same positions and volumes, for every integrator,
-// on a ring, icospheres, a cloth in the wind, a real mesh and a body large
-// enough to be shared between threads, on 1 and 2 threads.
+// on a ring, icospheres, a cloth in the wind, a real mesh, a body large
+// enough to be shared between threads, and bodies in contact with each
+// other (docs/contact.md: two balls colliding, a small pile, two rings), on
+// 1 and 2 threads.
 //
 // Tolerances, as the largest distance between the two answers over the
 // body's size: the explicit integrators do the same arithmetic in another
@@ -24,7 +26,7 @@
 typedef struct scene {
     const char *name;
     psb_params params;
-    psb_body_def defs[3];
+    psb_body_def defs[4];
     int body_count;
     psb_vec3 sphere_centre;
     double sphere_radius; // 0: no sphere
@@ -146,6 +148,10 @@ static void run(const scene *sc) {
                 continue;
             }
             const double worst = difference(sc, w, m, integrator);
+            CHECK(psb_world_contact_count(w) == psb_model_contact_count(m),
+                  "%s, %s, %d threads: %d contacts in the last step, the model's %d", sc->name,
+                  psb_integrator_name(integrator), threads, psb_world_contact_count(w),
+                  psb_model_contact_count(m));
             printf("%-30s %-10s threads %d: largest difference %.2e of the body's size\n", sc->name,
                    psb_integrator_name(integrator), threads, worst);
             CHECK(worst <= tol,
@@ -256,6 +262,56 @@ int main(void) {
     big.defs[0].velocity = (psb_vec3){0.0, 1.0, 0.0};
     big.body_count = 1;
 
+    // Contact between bodies (docs/contact.md). Two balls flying into each
+    // other off-centre in empty space, touching for some 25 steps.
+    scene collide = base("two balls colliding", 40);
+    collide.params.floor = false;
+    collide.params.gravity = 0.0;
+    collide.params.restitution = 0.5;
+    collide.defs[0] = psb_mesh_body_def(&ico2);
+    collide.defs[0].params = material(200.0, 0.1, 60.0);
+    collide.defs[0].offset = (psb_vec3){-0.6, 0.0, 0.0};
+    collide.defs[0].velocity = (psb_vec3){2.0, 0.0, 0.3};
+    collide.defs[1] = collide.defs[0];
+    collide.defs[1].offset = (psb_vec3){0.6, 0.35, 0.1};
+    collide.defs[1].velocity = (psb_vec3){-1.0, 0.0, 0.0};
+    collide.body_count = 2;
+
+    // Four balls dropped into the walls' box onto each other and the floor
+    // (too narrow for them all to lie on it). Contacts make a run sensitive
+    // (the two answers part from rounding, growing several times a step in
+    // a dense pile of soft balls), so these runs stop soon after the bodies
+    // meet.
+    scene pile = base("pile of four balls", 45);
+    pile.params.walls = true;
+    pile.params.walls_min = (psb_vec3){-0.8, 0.0, -0.8};
+    pile.params.walls_max = (psb_vec3){0.8, 8.0, 0.8};
+    const psb_vec3 pile_at[4] = {
+        {0.1, 0.6, 0.0}, {-0.2, 1.7, 0.16}, {0.24, 2.8, -0.2}, {0.0, 3.9, 0.2}};
+    for (int k = 0; k < 4; k++) {
+        pile.defs[k] = psb_mesh_body_def(&ico2);
+        pile.defs[k].params = material(200.0, 0.1, 60.0);
+        pile.defs[k].offset = pile_at[k];
+    }
+    pile.body_count = 4;
+
+    // Two rings dropped onto each other into a box too narrow for them to
+    // lie side by side.
+    scene rings = base("two rings", 36);
+    rings.params.walls = true;
+    rings.params.walls_min = (psb_vec3){-0.7, 0.0, -1.0};
+    rings.params.walls_max = (psb_vec3){0.7, 6.0, 1.0};
+    rings.defs[0] = psb_mesh_body_def(&ring);
+    rings.defs[0].params = material(300.0, 0.2, 8.0);
+    rings.defs[0].offset = (psb_vec3){0.08, 0.6, 0.0};
+    rings.defs[1] = rings.defs[0];
+    rings.defs[1].offset = (psb_vec3){-0.15, 2.0, 0.0};
+    rings.defs[1].velocity = (psb_vec3){0.0, -2.0, 0.0};
+    rings.body_count = 2;
+
+    run(&collide);
+    run(&pile);
+    run(&rings);
     run(&spin);
     run(&drop);
     run(&box);

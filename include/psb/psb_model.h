@@ -4,10 +4,11 @@
 // It takes the same definitions and parameters as psb_world (psb.h) and
 // steps the same physics: damped springs, the ideal gas, gravity, the grab
 // spring, pins, the floor, walls and static spheres with restitution and
-// friction, a steady wind or still air, and every integrator. Not in it:
-// shape matching, gusts and the blow-up guard (a body that blows up here
-// stays blown up): they are refused. It is slow on
-// purpose: one loop per formula, one point at a time, no threads.
+// friction, a steady wind or still air, contact between bodies
+// (docs/contact.md) and every integrator. Not in it: shape matching, gusts
+// and the blow-up guard (a body that blows up here stays blown up): they
+// are refused. It is slow on purpose: one loop per formula, one point at a
+// time, no threads.
 #ifndef PSB_MODEL_H
 #define PSB_MODEL_H
 
@@ -79,6 +80,10 @@ const psb_body_params *psb_model_body_params(const psb_model *model, int body);
 /// for its mass (point -1 lets go), as psb_body_pin and psb_body_grab do.
 void psb_model_pin(psb_model *model, int body, int point, psb_vec3 position);
 void psb_model_grab(psb_model *model, int body, int point, psb_vec3 target, double k);
+
+/// Contacts between bodies found in the last step (docs/contact.md), as
+/// psb_world_contact_count says.
+int psb_model_contact_count(const psb_model *model);
 
 /// The implicit solve of the last step, over all bodies and sub-steps:
 /// Newton and conjugate-gradient iterations, and whether every sub-step

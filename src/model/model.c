@@ -16,7 +16,9 @@
 // then moves the points by an integrator (explicit here; the solved ones in
 // model_implicit.c) and puts any point that went into the floor, a wall or
 // a sphere back on its surface, its velocity into it reversed by the
-// restitution e and the rest kept by exp(-mu h) (friction). Units are SI.
+// restitution e and the rest kept by exp(-mu h) (friction). Once every body
+// has taken its sub-steps, the bodies are kept out of each other
+// (model_contact.c). Units are SI.
 #include <stdlib.h>
 #include <string.h>
 
@@ -401,6 +403,10 @@ void psb_model_step(psb_model *m) {
     m->report = (psb_solver_report){0, 0, 0.0, 0.0, psb_integrator_is_implicit(p->integrator)};
     for (int k = 0; k < m->body_count; k++) {
         model_body *b = m->bodies[k];
+        for (int i = 0; i < b->n; i++) {
+            b->x_step[i] = b->x[i]; // where the world step starts: for contact
+            b->v_step[i] = b->v[i];
+        }
         for (int s = 0; s < p->substeps; s++) {
             const double t = m->time + s * h;
             if (psb_integrator_is_implicit(p->integrator)) {
@@ -412,6 +418,7 @@ void psb_model_step(psb_model *m) {
             model_hold_pins(b);
         }
     }
+    model_body_contact(m); // model_contact.c: the bodies against each other
     m->time += p->dt;
     m->steps++;
 }

@@ -1,5 +1,6 @@
 // The plain model's data, shared by model.c (bodies, forces, the explicit
-// integrators, contacts) and model_implicit.c (the solved step).
+// integrators, contacts with the colliders), model_implicit.c (the solved
+// step) and model_contact.c (contact between bodies).
 #ifndef PSB_MODEL_INTERNAL_H
 #define PSB_MODEL_INTERNAL_H
 
@@ -41,7 +42,29 @@ typedef struct model_body {
     // n . x >= plane_d that touches it where the point started (n = 0: none).
     psb_vec3 *plane_n;
     double *plane_d;
+    // Contact between bodies (model_contact.c): where each point started the
+    // world step and how fast it went then (x_step, v_step), where it was
+    // when the contacts were found (x_found), the triangles around each
+    // point (around[k] for around_first[i] <= k < around_first[i + 1], in
+    // increasing index), the triangle across each triangle's edge e
+    // (corners e and e + 1; -1: none) and the points that are in a contact
+    // (touched, scratch).
+    psb_vec3 *x_step, *v_step, *x_found;
+    int *around_first, *around, *across;
+    bool *touched;
 } model_body;
+
+// A contact between bodies (docs/contact.md): point p of body a touches
+// the feature (a triangle; on a ring, an edge) of body b at the point
+// q = sum beta_i x_i of its corners, where b's outward normal is n.
+typedef struct model_contact {
+    int a, p;
+    int b, feature;
+    double beta[3]; // a ring's edge has two; the third is 0
+    psb_vec3 n;
+    double un0;  // m/s: (v_p - sum beta_i v_i) . n at the start of the world step
+    bool pushed; // a position pass moved its points
+} model_contact;
 
 struct psb_model {
     psb_params params;
@@ -53,6 +76,8 @@ struct psb_model {
     psb_vec3 *sphere_centre; // m
     double *sphere_radius;   // m
     psb_solver_report report;
+    model_contact *contacts; // those of the last step, in the order found
+    int contact_count, contact_capacity;
 };
 
 static inline psb_vec3 add(psb_vec3 a, psb_vec3 b) {
@@ -99,5 +124,9 @@ void model_hold_pins(model_body *b);
 
 // model_implicit.c: one sub-step of backward Euler or BDF2.
 void model_implicit_step(psb_model *m, model_body *b, double t, double h);
+
+// model_contact.c: contact between bodies, once per world step after every
+// body's sub-steps.
+void model_body_contact(psb_model *m);
 
 #endif

@@ -40,10 +40,10 @@ static void body_free(model_body *b) {
     if (!b) {
         return;
     }
-    psb_vec3 *vectors[] = {b->x,     b->v,  b->pin_at, b->hist_x, b->hist_v, b->end_x,
-                           b->end_v, b->x0, b->v0,     b->sx,     b->sv,     b->f,
-                           b->y,     b->xb, b->u0,     b->g,      b->d,      b->r,
-                           b->z,     b->p,  b->q,      b->xs,     b->plane_n};
+    psb_vec3 *vectors[] = {b->x,  b->v,       b->pin_at, b->hist_x, b->hist_v, b->end_x, b->end_v,
+                           b->x0, b->v0,      b->sx,     b->sv,     b->f,      b->y,     b->xb,
+                           b->u0, b->g,       b->d,      b->r,      b->z,      b->p,     b->q,
+                           b->xs, b->plane_n, b->x_step, b->v_step, b->x_found};
     for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++) {
         free(vectors[k]);
     }
@@ -54,6 +54,10 @@ static void body_free(model_body *b) {
     free(b->degree);
     free(b->plane_d);
     free(b->tri);
+    free(b->around_first);
+    free(b->around);
+    free(b->across);
+    free(b->touched);
     free(b);
 }
 
@@ -67,6 +71,7 @@ void psb_model_destroy(psb_model *m) {
     free(m->bodies);
     free(m->sphere_centre);
     free(m->sphere_radius);
+    free(m->contacts);
     free(m);
 }
 
@@ -124,6 +129,51 @@ static bool make_springs(model_body *b, const psb_body_def *def) {
         }
     }
     b->spring = e;
+    return true;
+}
+
+// What contact between bodies needs for its pseudo-normals
+// (docs/contact.md), from the triangles (none on a ring): the triangles
+// around each point, counted per point and then filed in increasing index,
+// and for edge e of triangle t (corners e and e + 1) the triangle across it:
+// the other triangle that has both corners, the first in index order (-1:
+// none, an open edge). (A triangle that names a point twice has no area and
+// no normal: it is filed as often as it names it, and adds nothing.)
+static bool make_adjacency(model_body *b) {
+    const size_t slots = 3 * (size_t)(b->tri_count > 0 ? b->tri_count : 1);
+    b->around_first = calloc((size_t)b->n + 1, sizeof(int));
+    b->around = malloc(slots * sizeof(int));
+    b->across = malloc(slots * sizeof(int));
+    int *next = malloc((size_t)b->n * sizeof(int));
+    if (!b->around_first || !b->around || !b->across || !next) {
+        free(next);
+        return false;
+    }
+    for (int k = 0; k < 3 * b->tri_count; k++) {
+        b->around_first[b->tri[k] + 1]++;
+    }
+    for (int i = 0; i < b->n; i++) {
+        b->around_first[i + 1] += b->around_first[i];
+        next[i] = b->around_first[i];
+    }
+    for (int k = 0; k < 3 * b->tri_count; k++) {
+        b->around[next[b->tri[k]]++] = k / 3;
+    }
+    free(next);
+    for (int t = 0; t < b->tri_count; t++) {
+        for (int e = 0; e < 3; e++) {
+            const int i = b->tri[3 * t + e], j = b->tri[3 * t + (e + 1) % 3];
+            b->across[3 * t + e] = -1;
+            for (int k = b->around_first[i]; k < b->around_first[i + 1]; k++) {
+                const int u = b->around[k];
+                const int *c = &b->tri[3 * u];
+                if (u != t && (c[0] == j || c[1] == j || c[2] == j)) {
+                    b->across[3 * t + e] = u;
+                    break;
+                }
+            }
+        }
+    }
     return true;
 }
 
@@ -195,20 +245,22 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
         b->mass = malloc(n * sizeof(double));
         b->pinned = calloc(n, sizeof(bool));
         b->plane_d = calloc(n, sizeof(double));
-        psb_vec3 **vectors[] = {&b->x,     &b->v,  &b->pin_at, &b->hist_x, &b->hist_v, &b->end_x,
-                                &b->end_v, &b->x0, &b->v0,     &b->sx,     &b->sv,     &b->f,
-                                &b->y,     &b->xb, &b->g,      &b->d,      &b->r,      &b->z,
-                                &b->p,     &b->q,  &b->xs,     &b->plane_n};
+        b->touched = calloc(n, sizeof(bool));
+        psb_vec3 **vectors[] = {&b->x,     &b->v,       &b->pin_at, &b->hist_x, &b->hist_v,
+                                &b->end_x, &b->end_v,   &b->x0,     &b->v0,     &b->sx,
+                                &b->sv,    &b->f,       &b->y,      &b->xb,     &b->g,
+                                &b->d,     &b->r,       &b->z,      &b->p,      &b->q,
+                                &b->xs,    &b->plane_n, &b->x_step, &b->v_step, &b->x_found};
         for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++) {
             *vectors[k] = calloc(n, sizeof(psb_vec3));
             ok = ok && *vectors[k];
         }
-        ok = ok && rest && b->tri && b->mass && b->pinned && b->plane_d;
+        ok = ok && rest && b->tri && b->mass && b->pinned && b->plane_d && b->touched;
     }
     if (ok) {
         memcpy(b->tri, def->triangles ? def->triangles : (const int[3]){0},
                3 * (size_t)b->tri_count * sizeof(int));
-        ok = make_springs(b, def);
+        ok = make_springs(b, def) && make_adjacency(b);
     }
     if (!ok) {
         free(rest);

@@ -1,0 +1,495 @@
+// Contact between bodies, written plainly: docs/contact.md, one pair of
+// bodies, one point and one triangle at a time, every triangle of the other
+// body looked at (no broad phase but its box).
+//
+// Once per world step, after every body has taken its sub-steps:
+//   find     for each ordered pair (A, B), each point p of A near B: the
+//            nearest point q of B's surface, on the triangle (a ring: the
+//            edge) whose feature (face, edge or corner) q lies on; the
+//            signed distance s = ±|p - q|, + where (p - q) . m >= 0 with m
+//            the feature's pseudo-normal; p touches B when s < δ (δ the
+//            contact thickness, m);
+//   push     4 Gauss-Seidel passes over the contacts: C = (p - q) . n - δ,
+//            if C < 0 then λ = -C / W, p += w_p λ n, x_i -= w_i β_i λ n,
+//            W = w_p + sum β_i² w_i (w: inverse masses, 0 when pinned),
+//            each velocity changed by its point's move over dt; after each
+//            pass the points in a contact are put back out of the floor,
+//            the walls and the spheres (the velocity likewise);
+//   bounce   4 passes: the normal relative velocity un = u . n,
+//            u = v_p - sum β_i v_i, set to its target e (-un0) (un0: at the
+//            start of the step; 0 below the speed gravity gives in two
+//            steps) by an impulse j = (target - un) / W along n, where it
+//            is below it, or above it after a push; then friction, one
+//            pass: J = (keep - 1) u_t / W with keep = exp(-mu dt).
+// Each change is given to p and taken from the corners in the proportions
+// w_p and w_i β_i, so momentum is kept.
+#include <stdlib.h>
+
+#include "model_internal.h"
+
+// How many Gauss-Seidel passes move the positions, and set the normal
+// velocities.
+enum { POSITION_PASSES = 4, VELOCITY_PASSES = 4 };
+
+// ---------------------------------------------------------------------------
+// Geometry: normals, closest points, pseudo-normals.
+
+// a / |a|, or 0 when a has no length (a triangle with no area has no
+// normal, and adds nothing to a sum of normals).
+static psb_vec3 normalized(psb_vec3 a) {
+    const double length = norm(a);
+    return length > 0.0 ? scale(1.0 / length, a) : (psb_vec3){0.0, 0.0, 0.0};
+}
+
+// Triangle t's unit normal, outward: (b - a) x (c - a) / |...|, the corners
+// counter-clockwise seen from outside.
+static psb_vec3 triangle_normal(const model_body *b, int t) {
+    const int *c = &b->tri[3 * t];
+    return normalized(cross(sub(b->x[c[1]], b->x[c[0]]), sub(b->x[c[2]], b->x[c[0]])));
+}
+
+// A ring's edge k (point k to point k + 1) has the unit normal of its
+// direction d turned clockwise, (d_y, -d_x) / |d|: out, as a ring's points
+// go counter-clockwise.
+static psb_vec3 ring_edge_normal(const model_body *b, int k) {
+    const psb_vec3 d = sub(b->x[(k + 1) % b->n], b->x[k]);
+    return normalized((psb_vec3){d.y, -d.x, 0.0});
+}
+
+// The closest point of triangle (a, b, c) to p, as its barycentric
+// coordinates beta (q = beta_0 a + beta_1 b + beta_2 c): the classic test of
+// p's region. With ab = b - a, ac = c - a and d1..d6 the projections of
+// p - a, p - b and p - c on ab and ac, p is beyond corner a, b or c, or
+// beyond edge ab, ac or bc (where the signed areas va, vb, vc of the
+// triangles p' b c, a p' c, a b p' of p's projection p' say so), or over the
+// face. A corner's coordinates are exactly (1, 0, 0) and an edge's have an
+// exact 0: docs/contact.md tells the feature q lies on by these zeros.
+static void closest_on_triangle(psb_vec3 p, psb_vec3 a, psb_vec3 b, psb_vec3 c, double beta[3]) {
+    const psb_vec3 ab = sub(b, a), ac = sub(c, a), ap = sub(p, a);
+    const double d1 = dot(ab, ap), d2 = dot(ac, ap);
+    if (d1 <= 0.0 && d2 <= 0.0) { // corner a
+        beta[0] = 1.0, beta[1] = 0.0, beta[2] = 0.0;
+        return;
+    }
+    const psb_vec3 bp = sub(p, b);
+    const double d3 = dot(ab, bp), d4 = dot(ac, bp);
+    if (d3 >= 0.0 && d4 <= d3) { // corner b
+        beta[0] = 0.0, beta[1] = 1.0, beta[2] = 0.0;
+        return;
+    }
+    const double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) { // edge ab: q = a + v ab
+        const double v = d1 / (d1 - d3);
+        beta[0] = 1.0 - v, beta[1] = v, beta[2] = 0.0;
+        return;
+    }
+    const psb_vec3 cp = sub(p, c);
+    const double d5 = dot(ab, cp), d6 = dot(ac, cp);
+    if (d6 >= 0.0 && d5 <= d6) { // corner c
+        beta[0] = 0.0, beta[1] = 0.0, beta[2] = 1.0;
+        return;
+    }
+    const double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) { // edge ac: q = a + w ac
+        const double w = d2 / (d2 - d6);
+        beta[0] = 1.0 - w, beta[1] = 0.0, beta[2] = w;
+        return;
+    }
+    const double va = d3 * d6 - d5 * d4;
+    if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) { // edge bc: q = b + w (c - b)
+        const double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        beta[0] = 0.0, beta[1] = 1.0 - w, beta[2] = w;
+        return;
+    }
+    // The face: q = a + v ab + w ac with v = vb / (va + vb + vc), w = vc / (...).
+    const double sum = va + vb + vc;
+    const double v = vb / sum, w = vc / sum;
+    beta[0] = 1.0 - v - w, beta[1] = v, beta[2] = w;
+}
+
+// The closest point of the segment from a to b to p: q = a + t (b - a) with
+// t = (p - a) . (b - a) / |b - a|², clamped to [0, 1] (0 for a segment of no
+// length); beta = (1 - t, t), exactly (1, 0) or (0, 1) at an end.
+static void closest_on_segment(psb_vec3 p, psb_vec3 a, psb_vec3 b, double beta[3]) {
+    const psb_vec3 d = sub(b, a);
+    const double length2 = dot(d, d);
+    const double t = length2 > 0.0 ? fmin(fmax(dot(sub(p, a), d) / length2, 0.0), 1.0) : 0.0;
+    beta[0] = 1.0 - t, beta[1] = t, beta[2] = 0.0;
+}
+
+// The points a feature joins: triangle f's three corners, or a ring's edge
+// f, points f and f + 1. Returns how many.
+static int feature_corners(const model_body *b, int f, int corner[3]) {
+    if (b->kind == PSB_RING) {
+        corner[0] = f, corner[1] = (f + 1) % b->n, corner[2] = -1;
+        return 2;
+    }
+    corner[0] = b->tri[3 * f], corner[1] = b->tri[3 * f + 1], corner[2] = b->tri[3 * f + 2];
+    return 3;
+}
+
+// q = sum beta_i x_i over the feature's corners.
+static psb_vec3 feature_point(const model_body *b, int f, const double beta[3]) {
+    int corner[3];
+    const int count = feature_corners(b, f, corner);
+    psb_vec3 q = {0.0, 0.0, 0.0};
+    for (int k = 0; k < count; k++) {
+        q = axpy(q, beta[k], b->x[corner[k]]);
+    }
+    return q;
+}
+
+// The angle of triangle t at its corner point i, rad: between the two edges
+// that leave i, atan2(|e1 x e2|, e1 . e2) (0 when an edge has no length).
+static double corner_angle(const model_body *b, int t, int i) {
+    const int *c = &b->tri[3 * t];
+    const int k = c[0] == i ? 0 : c[1] == i ? 1 : 2;
+    const psb_vec3 e1 = sub(b->x[c[(k + 1) % 3]], b->x[i]);
+    const psb_vec3 e2 = sub(b->x[c[(k + 2) % 3]], b->x[i]);
+    return atan2(norm(cross(e1, e2)), dot(e1, e2));
+}
+
+// The pseudo-normal m of the feature the point q = sum beta_i x_i of
+// feature f lies on (Bærentzen and Aanæs 2005), told by which of q's
+// coordinates are exactly 0:
+//   none   the face: the triangle's unit normal (a ring: the edge's);
+//   one    the edge of the other two corners: the normalised sum of the unit
+//          normals of the triangle and the one across that edge;
+//   two    the corner of the third: the normalised sum of the unit normals
+//          of the triangles around it, each times its angle there (a ring:
+//          of the two edges at the point).
+static psb_vec3 pseudo_normal(const model_body *b, int f, const double beta[3]) {
+    if (b->kind == PSB_RING) {
+        if (beta[0] == 0.0 || beta[1] == 0.0) { // the point f + 1, or f
+            const int i = beta[0] == 0.0 ? (f + 1) % b->n : f;
+            const int before = (i + b->n - 1) % b->n;
+            return normalized(add(ring_edge_normal(b, before), ring_edge_normal(b, i)));
+        }
+        return ring_edge_normal(b, f);
+    }
+    const int zeros = (beta[0] == 0.0) + (beta[1] == 0.0) + (beta[2] == 0.0);
+    if (zeros == 0) {
+        return triangle_normal(b, f);
+    }
+    if (zeros == 1) {
+        // The edge opposite corner z is edge z + 1 (corners z + 1 and z + 2).
+        const int z = beta[0] == 0.0 ? 0 : beta[1] == 0.0 ? 1 : 2;
+        const int other = b->across[3 * f + (z + 1) % 3];
+        const psb_vec3 n = triangle_normal(b, f);
+        return other >= 0 ? normalized(add(n, triangle_normal(b, other))) : n;
+    }
+    const int i = b->tri[3 * f + (beta[0] != 0.0 ? 0 : beta[1] != 0.0 ? 1 : 2)];
+    psb_vec3 sum = {0.0, 0.0, 0.0};
+    for (int k = b->around_first[i]; k < b->around_first[i + 1]; k++) {
+        const int t = b->around[k];
+        sum = axpy(sum, corner_angle(b, t, i), triangle_normal(b, t));
+    }
+    return normalized(sum);
+}
+
+// ---------------------------------------------------------------------------
+// Finding the contacts.
+
+// Whether points of body a look for body b's surface: two bodies, each with
+// contact on; rings against rings, 3D bodies against 3D bodies; b a shell or
+// a ring (a cloth's triangles are not touched).
+static bool pair_touches(const psb_model *m, int a, int b) {
+    const model_body *A = m->bodies[a], *B = m->bodies[b];
+    return a != b && A->params.contact && B->params.contact &&
+           (A->kind == PSB_RING) == (B->kind == PSB_RING) && B->kind != PSB_CLOTH;
+}
+
+// D_X = max_i |x_i - x_i(start of the world step)|, m.
+static double moved(const model_body *b) {
+    double most = 0.0;
+    for (int i = 0; i < b->n; i++) {
+        most = fmax(most, norm(sub(b->x[i], b->x_step[i])));
+    }
+    return most;
+}
+
+// Appends a contact to the model's list, grown as needed. Without memory
+// for it, the contact is dropped (the step has no way to fail; those
+// already found are still resolved).
+static void add_contact(psb_model *m, model_contact c) {
+    if (m->contact_count == m->contact_capacity) {
+        const int capacity = m->contact_capacity > 0 ? 2 * m->contact_capacity : 64;
+        model_contact *grown = realloc(m->contacts, (size_t)capacity * sizeof *grown);
+        if (!grown) {
+            return;
+        }
+        m->contacts = grown;
+        m->contact_capacity = capacity;
+    }
+    m->contacts[m->contact_count++] = c;
+}
+
+// u = v_p - sum β_i v_i with the velocities vp of p and vb of B's points:
+// how fast p moves relative to the point q of feature f it touches.
+static psb_vec3 relative(const model_body *B, int f, const double beta[3], psb_vec3 vp,
+                         const psb_vec3 *vb) {
+    int corner[3];
+    const int count = feature_corners(B, f, corner);
+    psb_vec3 u = vp;
+    for (int j = 0; j < count; j++) {
+        u = axpy(u, -beta[j], vb[corner[j]]);
+    }
+    return u;
+}
+
+// The contacts of A's points with B's surface, in increasing point index.
+static void find_pair(psb_model *m, int a, int b) {
+    const model_body *A = m->bodies[a], *B = m->bodies[b];
+    const double delta = m->params.contact_thickness;
+    const double moved_b = moved(B); // D_B
+    psb_vec3 lo = B->x[0], hi = B->x[0];
+    for (int i = 1; i < B->n; i++) {
+        lo = (psb_vec3){fmin(lo.x, B->x[i].x), fmin(lo.y, B->x[i].y), fmin(lo.z, B->x[i].z)};
+        hi = (psb_vec3){fmax(hi.x, B->x[i].x), fmax(hi.y, B->x[i].y), fmax(hi.z, B->x[i].z)};
+    }
+    const int features = B->kind == PSB_RING ? B->n : B->tri_count;
+    for (int i = 0; i < A->n; i++) {
+        const psb_vec3 p = A->x[i];
+        // R_p = δ + |p - p(start)| + D_B: a point that crossed B's surface
+        // in this step is no farther than that from it. Only a p in B's box
+        // grown by R_p is looked at.
+        const double reach = delta + norm(sub(p, A->x_step[i])) + moved_b;
+        if (p.x < lo.x - reach || p.x > hi.x + reach || p.y < lo.y - reach || p.y > hi.y + reach ||
+            p.z < lo.z - reach || p.z > hi.z + reach) {
+            continue;
+        }
+        // The nearest point of B's surface: the first feature with the
+        // smallest |p - q|² (a later one only if strictly nearer).
+        int nearest = -1;
+        double nearest2 = INFINITY, beta[3] = {0.0, 0.0, 0.0};
+        for (int f = 0; f < features; f++) {
+            int corner[3];
+            double trial[3];
+            feature_corners(B, f, corner);
+            if (B->kind == PSB_RING) {
+                closest_on_segment(p, B->x[corner[0]], B->x[corner[1]], trial);
+            } else {
+                closest_on_triangle(p, B->x[corner[0]], B->x[corner[1]], B->x[corner[2]], trial);
+            }
+            const psb_vec3 to = sub(p, feature_point(B, f, trial));
+            const double distance2 = dot(to, to);
+            if (distance2 < nearest2) {
+                nearest = f;
+                nearest2 = distance2;
+                beta[0] = trial[0], beta[1] = trial[1], beta[2] = trial[2];
+            }
+        }
+        const double distance = sqrt(nearest2);
+        if (nearest < 0 || distance > reach) {
+            continue;
+        }
+        // s = |p - q| outside ((p - q) . m >= 0), -|p - q| inside.
+        const psb_vec3 n = pseudo_normal(B, nearest, beta);
+        const psb_vec3 q = feature_point(B, nearest, beta);
+        const double s = dot(sub(p, q), n) >= 0.0 ? distance : -distance;
+        if (s < delta) {
+            // un0: the approach at the start of the step, with the
+            // velocities the points had then.
+            const psb_vec3 u0 = relative(B, nearest, beta, A->v_step[i], B->v_step);
+            add_contact(m, (model_contact){.a = a,
+                                           .p = i,
+                                           .b = b,
+                                           .feature = nearest,
+                                           .beta = {beta[0], beta[1], beta[2]},
+                                           .n = n,
+                                           .un0 = dot(u0, n),
+                                           .pushed = false});
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Resolving them.
+
+// w: a point's inverse mass, 1/kg; 0 for a pinned one.
+static double inverse_mass(const model_body *b, int i) {
+    return b->pinned[i] ? 0.0 : 1.0 / b->mass[i];
+}
+
+// W = w_p + sum β_i² w_i: how readily the contact gives (an impulse J
+// changes the relative velocity u by W J).
+static double contact_give(const psb_model *m, const model_contact *c) {
+    const model_body *B = m->bodies[c->b];
+    int corner[3];
+    const int count = feature_corners(B, c->feature, corner);
+    double W = inverse_mass(m->bodies[c->a], c->p);
+    for (int k = 0; k < count; k++) {
+        W += c->beta[k] * c->beta[k] * inverse_mass(B, corner[k]);
+    }
+    return W;
+}
+
+// Every point in a contact (p and the corners), each once whatever the
+// number of its contacts, bodies in order and points in increasing index,
+// put back out of the floor, the walls and the spheres onto the surface it
+// is inside, its velocity changed by the move over dt; a pinned point
+// stays where it is pinned.
+static void push_out_touched(psb_model *m) {
+    for (int k = 0; k < m->contact_count; k++) {
+        const model_contact *c = &m->contacts[k];
+        int corner[3];
+        const int count = feature_corners(m->bodies[c->b], c->feature, corner);
+        m->bodies[c->a]->touched[c->p] = true;
+        for (int j = 0; j < count; j++) {
+            m->bodies[c->b]->touched[corner[j]] = true;
+        }
+    }
+    for (int k = 0; k < m->body_count; k++) {
+        model_body *b = m->bodies[k];
+        for (int i = 0; i < b->n; i++) {
+            if (b->touched[i] && !b->pinned[i]) {
+                const psb_vec3 from = b->x[i];
+                model_push_out(m, b, &b->x[i], true);
+                b->v[i] = axpy(b->v[i], 1.0 / m->params.dt, sub(b->x[i], from));
+            }
+            b->touched[i] = false;
+        }
+    }
+}
+
+// The positions: C = (p - q) . n - δ, with q from the corners where they
+// are now; if C < 0, λ = -C / W moves p by w_p λ n and each corner by
+// -w_i β_i λ n, which makes C = 0, and each velocity by its move over dt
+// (as a change of velocity over the step would have moved it).
+static void push_apart(psb_model *m) {
+    const double delta = m->params.contact_thickness, dt = m->params.dt;
+    for (int pass = 0; pass < POSITION_PASSES; pass++) {
+        for (int k = 0; k < m->contact_count; k++) {
+            model_contact *c = &m->contacts[k];
+            model_body *A = m->bodies[c->a], *B = m->bodies[c->b];
+            const double W = contact_give(m, c);
+            if (!(W > 0.0)) {
+                continue; // everything pinned: nothing can move
+            }
+            const psb_vec3 q = feature_point(B, c->feature, c->beta);
+            const double C = dot(sub(A->x[c->p], q), c->n) - delta;
+            if (C < 0.0) {
+                const double lambda = -C / W;
+                const double move_p = inverse_mass(A, c->p) * lambda;
+                A->x[c->p] = axpy(A->x[c->p], move_p, c->n);
+                A->v[c->p] = axpy(A->v[c->p], move_p / dt, c->n);
+                int corner[3];
+                const int count = feature_corners(B, c->feature, corner);
+                for (int j = 0; j < count; j++) {
+                    const double move = inverse_mass(B, corner[j]) * c->beta[j] * lambda;
+                    B->x[corner[j]] = axpy(B->x[corner[j]], -move, c->n);
+                    B->v[corner[j]] = axpy(B->v[corner[j]], -move / dt, c->n);
+                }
+                c->pushed = true;
+            }
+        }
+        push_out_touched(m);
+    }
+}
+
+// The impulse J given to p and taken from the corners: v_p += w_p J,
+// v_i -= w_i β_i J (equal and opposite: w_p m_p = 1 and sum β_i = 1).
+static void give_impulse(psb_model *m, const model_contact *c, psb_vec3 J) {
+    model_body *A = m->bodies[c->a], *B = m->bodies[c->b];
+    A->v[c->p] = axpy(A->v[c->p], inverse_mass(A, c->p), J);
+    int corner[3];
+    const int count = feature_corners(B, c->feature, corner);
+    for (int j = 0; j < count; j++) {
+        B->v[corner[j]] = axpy(B->v[corner[j]], -inverse_mass(B, corner[j]) * c->beta[j], J);
+    }
+}
+
+// The relative velocity u = v_p - sum β_i v_i of a contact now.
+static psb_vec3 relative_velocity(const psb_model *m, const model_contact *c) {
+    const model_body *B = m->bodies[c->b];
+    return relative(B, c->feature, c->beta, m->bodies[c->a]->v[c->p], B->v);
+}
+
+// The velocities. The normal part, in VELOCITY_PASSES passes: un = u . n
+// goes to its target, e (-un0) for an approach at the start of the step
+// faster than gravity gives in two steps (2 |g| dt), else 0 (a body resting
+// on another is pressed into it by its weight in every step: no approach
+// to bounce off); where un is below the target, or above it after a push
+// (what the points moved toward each other was the push's to undo, not a
+// rebound), by the impulse j = (target - un) / W along n. Then friction,
+// one pass: u_t -> keep u_t (J = (keep - 1) u_t / W), keep = exp(-mu dt) as
+// on the floor.
+static void bounce(psb_model *m) {
+    const psb_params *p = &m->params;
+    const double keep = exp(-p->friction * p->dt);
+    for (int pass = 0; pass < VELOCITY_PASSES; pass++) {
+        for (int k = 0; k < m->contact_count; k++) {
+            const model_contact *c = &m->contacts[k];
+            const double W = contact_give(m, c);
+            if (!(W > 0.0)) {
+                continue;
+            }
+            const double approach = -c->un0;
+            const double target =
+                approach > 2.0 * fabs(p->gravity) * p->dt ? p->restitution * approach : 0.0;
+            const double un = dot(relative_velocity(m, c), c->n);
+            if (un < target || (c->pushed && un > target)) {
+                give_impulse(m, c, scale((target - un) / W, c->n));
+            }
+        }
+    }
+    for (int k = 0; k < m->contact_count; k++) {
+        const model_contact *c = &m->contacts[k];
+        const double W = contact_give(m, c);
+        if (!(W > 0.0)) {
+            continue;
+        }
+        const psb_vec3 u = relative_velocity(m, c);
+        const psb_vec3 ut = axpy(u, -dot(u, c->n), c->n);
+        give_impulse(m, c, scale((keep - 1.0) / W, ut));
+    }
+}
+
+// A point the contacts moved takes BDF2's history along: its last
+// sub-step's start moves as it did (hist_x += x - x_found), and so does
+// where that sub-step left it (end_x, if the point was still there). The
+// move is then no reset, and the change of velocity a kick (model_implicit.c):
+// with a reset's history, the own velocity of the moved points only, the
+// bodies' momentum would not be kept.
+static void carry_history(psb_model *m) {
+    for (int k = 0; k < m->body_count; k++) {
+        model_body *b = m->bodies[k];
+        for (int i = 0; i < b->n; i++) {
+            const psb_vec3 from = b->x_found[i], to = b->x[i];
+            b->hist_x[i] = add(b->hist_x[i], sub(to, from));
+            if (b->end_x[i].x == from.x && b->end_x[i].y == from.y && b->end_x[i].z == from.z) {
+                b->end_x[i] = to;
+            }
+        }
+    }
+}
+
+void model_body_contact(psb_model *m) {
+    m->contact_count = 0;
+    if (!m->params.body_contact) {
+        return;
+    }
+    for (int a = 0; a < m->body_count; a++) {
+        for (int b = 0; b < m->body_count; b++) {
+            if (pair_touches(m, a, b)) {
+                find_pair(m, a, b);
+            }
+        }
+    }
+    if (m->contact_count == 0) {
+        return;
+    }
+    for (int k = 0; k < m->body_count; k++) {
+        model_body *b = m->bodies[k];
+        for (int i = 0; i < b->n; i++) {
+            b->x_found[i] = b->x[i];
+        }
+    }
+    push_apart(m);
+    bounce(m);
+    carry_history(m);
+}
+
+int psb_model_contact_count(const psb_model *m) {
+    return m->contact_count;
+}

@@ -1,0 +1,598 @@
+// Contact between bodies in the plain model (src/model/model_contact.c,
+// docs/contact.md), checked against what is known:
+//
+// - Momentum: every contact impulse is an equal and opposite pair, so two
+//   balls colliding with gravity, floor and damping off keep their total
+//   momentum to rounding (1e-9 relative), whatever the integrator; they
+//   touch, and part again.
+// - No point inside another body at the end of any step: after every step
+//   each point is tested against every other body with a test of this file
+//   (the generalised winding number of the other body's closed triangle
+//   mesh; on a ring, the winding number of its polygon), in a pile of balls
+//   dropped into the walls' box and in two rings dropped onto each other.
+// - Restitution: where two equal balls first touch, point on point, the
+//   relative normal velocity becomes -e times what it was; after the whole
+//   collision the balls part at a speed that grows with e.
+// - Pinned points do not move when hit, the ball thrown at them bounces off;
+//   a body with contact off, or a world with body_contact off, is passed
+//   through; a ring and a ball (2D and 3D) never touch.
+#include <stdlib.h>
+#include <string.h>
+
+#include "bodies.h"
+#include <psb/psb_model.h>
+
+static const double pi = 3.14159265358979323846;
+
+// ---------------------------------------------------------------------------
+// Helpers.
+
+// Volume (area, on a ring) a mesh encloses about the origin: 1/6 sum
+// a . (b x c) over its triangles, or 1/2 sum (x_i y_{i+1} - x_{i+1} y_i).
+static double mesh_volume(const psb_mesh *m) {
+    double sum = 0.0;
+    if (m->kind == PSB_RING) {
+        for (int i = 0; i < m->point_count; i++) {
+            const psb_vec3 a = m->points[i], b = m->points[(i + 1) % m->point_count];
+            sum += 0.5 * (a.x * b.y - b.x * a.y);
+        }
+        return sum;
+    }
+    for (int t = 0; t < m->triangle_count; t++) {
+        const int *c = &m->triangles[3 * t];
+        sum += dot(m->points[c[0]], cross(m->points[c[1]], m->points[c[2]])) / 6.0;
+    }
+    return sum;
+}
+
+// A material whose rest shape is in equilibrium: the gas's pressure nRT / V
+// equals the outside pressure P0 = K at the mesh's volume V0 (nRT = K V0),
+// so at rest nothing pushes; squeezed, the gas resists with the bulk
+// modulus K (Pa; 2D: N/m). Mass 1 kg, spring constant ks, damping kd.
+static psb_body_params ball_material(const psb_mesh *m, double ks, double kd, double K) {
+    psb_body_params bp = material(ks, kd, K * mesh_volume(m));
+    bp.outside_pressure = K;
+    return bp;
+}
+
+static psb_model *make_model(const psb_params *p) {
+    psb_error err = {0};
+    psb_model *m = psb_model_create(p, &err);
+    CHECK(m != NULL, "model: %s", err.message);
+    return m;
+}
+
+// Adds mesh m as a body of material bp, moved by offset and moving at
+// velocity; its id (-1 and a failed check if refused).
+static int add_body(psb_model *model, const psb_mesh *m, psb_body_params bp, psb_vec3 offset,
+                    psb_vec3 velocity) {
+    psb_body_def def = psb_mesh_body_def(m);
+    def.params = bp;
+    def.offset = offset;
+    def.velocity = velocity;
+    psb_error err = {0};
+    const int id = psb_model_add_body(model, &def, &err);
+    CHECK(id >= 0, "add_body: %s", err.message);
+    return id;
+}
+
+// The total momentum of every body, kg m/s.
+static psb_vec3 total_momentum(const psb_model *m) {
+    psb_vec3 sum = {0.0, 0.0, 0.0};
+    for (int k = 0; k < psb_model_body_count(m); k++) {
+        sum = add(sum, psb_model_measure(m, k).momentum);
+    }
+    return sum;
+}
+
+static psb_vec3 centroid(const psb_model *m, int body) {
+    return psb_model_measure(m, body).centroid;
+}
+
+// A body's velocity: its momentum over its mass (1 kg in every test here).
+static psb_vec3 body_velocity(const psb_model *m, int body) {
+    return scale(psb_model_measure(m, body).momentum, 1.0 / psb_model_body_params(m, body)->mass);
+}
+
+// The generalised winding number of the closed triangle mesh (triangles
+// tri, points x) at p: (1 / 4 pi) sum over triangles of the solid angle
+// they span seen from p (Van Oosterom and Strackee: with a, b, c the
+// corners less p, tan(Omega / 2) = a . (b x c) / (|a||b||c| + (a . b)|c| +
+// (b . c)|a| + (c . a)|b|)). 1 inside, 0 outside, 1/2 on the surface.
+static double winding_3d(const psb_vec3 *x, const int *tri, int tri_count, psb_vec3 p) {
+    double sum = 0.0;
+    for (int t = 0; t < tri_count; t++) {
+        const psb_vec3 a = sub(x[tri[3 * t]], p), b = sub(x[tri[3 * t + 1]], p),
+                       c = sub(x[tri[3 * t + 2]], p);
+        const double la = norm(a), lb = norm(b), lc = norm(c);
+        const double below = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
+        sum += 2.0 * atan2(dot(a, cross(b, c)), below);
+    }
+    return sum / (4.0 * pi);
+}
+
+// The winding number of the closed polygon x (n points) about p: the
+// angles its edges turn through seen from p, over 2 pi.
+static double winding_2d(const psb_vec3 *x, int n, psb_vec3 p) {
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        const psb_vec3 a = sub(x[i], p), b = sub(x[(i + 1) % n], p);
+        sum += atan2(a.x * b.y - a.y * b.x, a.x * b.x + a.y * b.y);
+    }
+    return sum / (2.0 * pi);
+}
+
+// The points of any body inside another (winding number above 1/2), the
+// bodies being the meshes mesh[k] (their triangles; a ring its polygon; a
+// cloth encloses nothing). Only points within the other body's bounding
+// sphere (about its centroid) are tested: outside it the winding number is
+// 0. The largest winding number met is kept in *deepest.
+static int points_inside(const psb_model *m, const psb_mesh *const *mesh, double *deepest) {
+    int inside = 0;
+    for (int b = 0; b < psb_model_body_count(m); b++) {
+        if (mesh[b]->kind == PSB_CLOTH) {
+            continue;
+        }
+        const psb_vec3 *xb = psb_model_positions(m, b);
+        const int nb = psb_model_point_count(m, b);
+        const psb_vec3 centre = centroid(m, b);
+        double reach = 0.0;
+        for (int i = 0; i < nb; i++) {
+            reach = fmax(reach, norm(sub(xb[i], centre)));
+        }
+        for (int a = 0; a < psb_model_body_count(m); a++) {
+            const psb_vec3 *xa = psb_model_positions(m, a);
+            for (int i = 0; a != b && i < psb_model_point_count(m, a); i++) {
+                if (norm(sub(xa[i], centre)) > reach) {
+                    continue;
+                }
+                const double w =
+                    mesh[b]->kind == PSB_RING
+                        ? winding_2d(xb, nb, xa[i])
+                        : winding_3d(xb, mesh[b]->triangles, mesh[b]->triangle_count, xa[i]);
+                *deepest = fmax(*deepest, w);
+                inside += w > 0.5;
+            }
+        }
+    }
+    return inside;
+}
+
+// ---------------------------------------------------------------------------
+// Momentum.
+
+// Sub-steps a frame that keep each integrator stable on these balls
+// (forward Euler gains energy every sub-step, so it needs many).
+static int stable_substeps(psb_integrator integrator) {
+    switch (integrator) {
+    case PSB_EULER:
+        return 200;
+    case PSB_HEUN:
+        return 40;
+    case PSB_IMPLICIT:
+    case PSB_BDF2:
+        return 1;
+    default:
+        return 20;
+    }
+}
+
+// Two balls flying into each other off-centre, in empty space: the total
+// momentum stays what it was, to 1e-9 of it.
+static void test_momentum(const psb_mesh *ball) {
+    for (int k = 0; k < PSB_INTEGRATOR_COUNT; k++) {
+        const psb_integrator integrator = (psb_integrator)k;
+        psb_params p = free_params(1.0 / 60.0);
+        p.integrator = integrator;
+        p.substeps = stable_substeps(integrator);
+        p.friction = 2.0;
+        p.restitution = 0.5;
+        psb_model *m = make_model(&p);
+        if (!m) {
+            continue;
+        }
+        const psb_body_params bp = ball_material(ball, 200.0, 0.0, 400.0);
+        const int a = add_body(m, ball, bp, (psb_vec3){-0.6, 0.0, 0.0}, (psb_vec3){2.0, 0.0, 0.3});
+        const int b = add_body(m, ball, bp, (psb_vec3){0.6, 0.35, 0.1}, (psb_vec3){-1.0, 0.0, 0.0});
+        const psb_vec3 start = total_momentum(m);
+        double worst = 0.0;
+        int most = 0, steps_touching = 0;
+        for (int s = 0; s < 40; s++) {
+            psb_model_step(m);
+            worst = fmax(worst, norm(sub(total_momentum(m), start)) / norm(start));
+            most = psb_model_contact_count(m) > most ? psb_model_contact_count(m) : most;
+            steps_touching += psb_model_contact_count(m) > 0;
+        }
+        const psb_vec3 apart = sub(centroid(m, b), centroid(m, a));
+        const psb_vec3 parting = sub(body_velocity(m, b), body_velocity(m, a));
+        printf("momentum   %-10s %3d sub-steps: largest change %.2e of it; %d steps touching, "
+               "at most %d contacts; parting at %.3f m/s\n",
+               psb_integrator_name(integrator), p.substeps, worst, steps_touching, most,
+               dot(parting, apart) / norm(apart));
+        CHECK(worst <= 1e-9, "%s: the momentum changed by %.3g of itself",
+              psb_integrator_name(integrator), worst);
+        CHECK(most > 0, "%s: the balls never touched", psb_integrator_name(integrator));
+        CHECK(psb_model_contact_count(m) == 0 && dot(parting, apart) > 0.0,
+              "%s: the balls did not part (%d contacts at the end)",
+              psb_integrator_name(integrator), psb_model_contact_count(m));
+        psb_model_destroy(m);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// No point inside another body.
+
+// Balls dropped into the walls' box onto each other and the floor, at
+// world steps of dt in `substeps` sub-steps, for `seconds`. Their material
+// is the mesh's default for 0.2 kg (psb_mesh_default_material: a pressure
+// that carries 40 times the weight) with springs 5 times softer (the
+// membrane stretched 2.5%), so that sub-steps of 1/2400 s are stable.
+static void test_pile(const psb_mesh *ball, int count, psb_integrator integrator, double dt,
+                      int substeps, double seconds) {
+    psb_params p = psb_default_params();
+    p.integrator = integrator;
+    p.dt = dt;
+    p.substeps = substeps;
+    p.walls = true;
+    p.walls_min = (psb_vec3){-0.4, 0.0, -0.4};
+    p.walls_max = (psb_vec3){0.4, 4.0, 0.4};
+    psb_model *m = make_model(&p);
+    psb_mesh_material made;
+    psb_error err = {0};
+    CHECK(psb_mesh_default_material(ball, 0.2, 9.81, &made, &err) == PSB_OK, "%s", err.message);
+    psb_body_params bp = material(0.2 * made.spring_k, 0.1, made.gas_nrt);
+    bp.mass = 0.2;
+    const psb_vec3 at[4] = {
+        {0.05, 0.3, 0.0}, {-0.1, 0.85, 0.08}, {0.12, 1.4, -0.1}, {0.0, 1.95, 0.1}};
+    const psb_mesh *meshes[4] = {ball, ball, ball, ball};
+    for (int k = 0; m && k < count; k++) {
+        add_body(m, ball, bp, at[k], (psb_vec3){0.0, 0.0, 0.0});
+    }
+    const int steps = (int)lround(seconds / dt);
+    int inside = 0, most = 0, first_inside = -1;
+    double deepest = 0.0;
+    for (int s = 0; m && s < steps; s++) {
+        psb_model_step(m);
+        const int now = points_inside(m, meshes, &deepest);
+        first_inside = now > 0 && first_inside < 0 ? s : first_inside;
+        inside += now;
+        most = psb_model_contact_count(m) > most ? psb_model_contact_count(m) : most;
+    }
+    if (!m) {
+        return;
+    }
+    double top = 0.0;
+    for (int k = 0; k < count; k++) {
+        top = fmax(top, centroid(m, k).y);
+    }
+    printf("pile of %d  %-10s dt 1/%.0f s, %2d sub-steps: %d points inside another ball in %d "
+           "steps (largest winding number %.3f), at most %d contacts, highest ball at y = %.3f m\n",
+           count, psb_integrator_name(integrator), 1.0 / dt, substeps, inside, steps, deepest, most,
+           top);
+    CHECK(inside == 0, "pile, %s: %d points ended a step inside another ball (first at step %d)",
+          psb_integrator_name(integrator), inside, first_inside);
+    CHECK(most > 0, "pile, %s: the balls never touched", psb_integrator_name(integrator));
+    // Four balls of 0.5 m cannot all lie on the floor of a box 0.8 m wide:
+    // one rests on the others (its centre a ball's height up), unless they
+    // went through each other.
+    CHECK(top > 0.5, "pile, %s: the highest ball is at y = %g m", psb_integrator_name(integrator),
+          top);
+    psb_model_destroy(m);
+}
+
+// Two rings dropped onto each other into the walls' box (2D), too narrow
+// for them to lie side by side, at world steps of dt in `substeps`
+// sub-steps, for 2 s.
+static void test_rings(const psb_mesh *ring, psb_integrator integrator, double dt, int substeps) {
+    psb_params p = psb_default_params();
+    p.integrator = integrator;
+    p.dt = dt;
+    p.substeps = substeps;
+    p.walls = true;
+    p.walls_min = (psb_vec3){-0.4, 0.0, -1.0};
+    p.walls_max = (psb_vec3){0.4, 4.0, 1.0};
+    psb_model *m = make_model(&p);
+    if (!m) {
+        return;
+    }
+    psb_body_params bp = ball_material(ring, 300.0, 0.1, 500.0);
+    bp.mass = 0.2;
+    add_body(m, ring, bp, (psb_vec3){0.05, 0.35, 0.0}, (psb_vec3){0.0, 0.0, 0.0});
+    add_body(m, ring, bp, (psb_vec3){-0.1, 1.2, 0.0}, (psb_vec3){0.0, -2.0, 0.0});
+    const psb_mesh *meshes[2] = {ring, ring};
+    const int steps = (int)lround(2.0 / dt);
+    int inside = 0, most = 0;
+    double deepest = 0.0;
+    for (int s = 0; s < steps; s++) {
+        psb_model_step(m);
+        inside += points_inside(m, meshes, &deepest);
+        most = psb_model_contact_count(m) > most ? psb_model_contact_count(m) : most;
+    }
+    const double low = fmin(centroid(m, 0).y, centroid(m, 1).y);
+    const double high = fmax(centroid(m, 0).y, centroid(m, 1).y);
+    printf("rings      %-10s dt 1/%.0f s, %2d sub-steps: %d points inside the other ring in %d "
+           "steps (largest winding number %.3f), at most %d contacts, rings at y = %.3f and %.3f "
+           "m\n",
+           psb_integrator_name(integrator), 1.0 / dt, substeps, inside, steps, deepest, most, low,
+           high);
+    CHECK(inside == 0, "rings, %s: %d points ended a step inside the other ring",
+          psb_integrator_name(integrator), inside);
+    CHECK(most > 0, "rings, %s: the rings never touched", psb_integrator_name(integrator));
+    // One on the other (a ring is 0.6 m across, the box 0.8 m wide).
+    CHECK(high - low > 0.3, "rings, %s: at y = %g and %g m, not one on the other",
+          psb_integrator_name(integrator), low, high);
+    psb_model_destroy(m);
+}
+
+// ---------------------------------------------------------------------------
+// Restitution.
+
+// Two equal balls head on along x, at 0.5 m/s each, their points on the x
+// axis facing each other. A twin world with body_contact off steps beside
+// it: until they first touch the two are the same, and at that step the
+// twin's velocities are the ones the contact stage started from.
+static void test_restitution(const psb_mesh *ball, double e, double *rebound) {
+    psb_params p = free_params(1.0 / 60.0);
+    p.substeps = 20;
+    p.restitution = e;
+    psb_params off = p;
+    off.body_contact = false;
+    psb_model *m = make_model(&p), *twin = make_model(&off);
+    if (!m || !twin) {
+        psb_model_destroy(m);
+        psb_model_destroy(twin);
+        return;
+    }
+    // The front points start 0.055 m apart and close at 1/60 m a step: at
+    // the 3rd step they are 0.005 m apart, within the skin (0.01 m), while
+    // the points next to them are some 0.04 m from the other ball.
+    const double r = 0.5, c = r + 0.0275, v = 0.5;
+    const psb_body_params bp = ball_material(ball, 200.0, 0.0, 400.0);
+    int front[2] = {-1, -1};
+    for (int i = 0; i < ball->point_count; i++) {
+        const psb_vec3 x = ball->points[i];
+        front[0] = fabs(x.x - r) < 1e-12 ? i : front[0]; // A's, at +r
+        front[1] = fabs(x.x + r) < 1e-12 ? i : front[1]; // B's, at -r
+    }
+    CHECK(front[0] >= 0 && front[1] >= 0, "the icosphere has no point on the x axis");
+    for (int k = 0; k < 2; k++) {
+        psb_model *w = k == 0 ? m : twin;
+        add_body(w, ball, bp, (psb_vec3){-c, 0.0, 0.0}, (psb_vec3){v, 0.0, 0.0});
+        add_body(w, ball, bp, (psb_vec3){c, 0.0, 0.0}, (psb_vec3){-v, 0.0, 0.0});
+    }
+    double before = 0.0, after = 0.0;
+    int touch_step = -1, first_contacts = 0;
+    for (int s = 0; s < 10 && front[0] >= 0 && front[1] >= 0 && touch_step < 0; s++) {
+        psb_model_step(m);
+        psb_model_step(twin);
+        if (psb_model_contact_count(m) > 0) {
+            touch_step = s;
+            first_contacts = psb_model_contact_count(m);
+            before = psb_model_velocities(twin, 0)[front[0]].x -
+                     psb_model_velocities(twin, 1)[front[1]].x;
+            after = psb_model_velocities(m, 0)[front[0]].x - psb_model_velocities(m, 1)[front[1]].x;
+        }
+    }
+    // The relative velocity of the first touch along the normal (x): the
+    // normal is the angle-weighted pseudo-normal at a point on the axis,
+    // along x to rounding, and only the two front points touch, so the
+    // rule holds to rounding (1e-9 m/s: the balls fly in equilibrium to
+    // about 1e-13 m/s).
+    printf("restitution e = %.0f: first touch at step %d with %d contacts, relative normal "
+           "velocity %.6f m/s before, %.6f after (ratio %.9f)\n",
+           e, touch_step, first_contacts, before, after, after / before);
+    CHECK(touch_step == 2 && first_contacts == 2,
+          "e = %g: expected the two front points to touch at the 3rd step, got %d contacts at "
+          "step %d",
+          e, first_contacts, touch_step);
+    CHECK(fabs(after + e * before) <= 1e-9,
+          "e = %g: relative normal velocity %.12g after, %.12g "
+          "before: expected -e times it",
+          e, after, before);
+    // The whole collision: run on until the balls have parted.
+    for (int s = 0; s < 60; s++) {
+        psb_model_step(m);
+    }
+    const psb_vec3 apart = sub(centroid(m, 1), centroid(m, 0));
+    const psb_vec3 parting = sub(body_velocity(m, 1), body_velocity(m, 0));
+    *rebound = dot(parting, apart) / norm(apart) / (2.0 * v);
+    printf("restitution e = %.0f: after the collision the balls part at %.3f times the speed "
+           "they met at (%d contacts left)\n",
+           e, *rebound, psb_model_contact_count(m));
+    CHECK(psb_model_contact_count(m) == 0, "e = %g: still touching", e);
+    psb_model_destroy(m);
+    psb_model_destroy(twin);
+}
+
+// ---------------------------------------------------------------------------
+// Pins, and contact switched off.
+
+// A ball thrown at a ball whose every point is pinned: the pinned points
+// stay exactly where they were pinned, the thrown ball never enters it and
+// comes back.
+static void test_pinned(const psb_mesh *ball) {
+    psb_params p = free_params(1.0 / 60.0);
+    p.substeps = 20;
+    psb_model *m = make_model(&p);
+    if (!m) {
+        return;
+    }
+    const psb_body_params bp = ball_material(ball, 200.0, 0.1, 400.0);
+    const int a = add_body(m, ball, bp, (psb_vec3){-1.2, 0.1, 0.0}, (psb_vec3){2.0, 0.0, 0.0});
+    const int b = add_body(m, ball, bp, (psb_vec3){0.0, 0.0, 0.0}, (psb_vec3){0.0, 0.0, 0.0});
+    const int n = psb_model_point_count(m, b);
+    psb_vec3 *pinned_at = malloc((size_t)n * sizeof *pinned_at);
+    if (!pinned_at) {
+        psb_model_destroy(m);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        pinned_at[i] = psb_model_positions(m, b)[i];
+        psb_model_pin(m, b, i, pinned_at[i]);
+    }
+    const psb_mesh *meshes[2] = {ball, ball};
+    int moved = 0, inside = 0, most = 0;
+    double deepest = 0.0;
+    for (int s = 0; s < 60; s++) {
+        psb_model_step(m);
+        for (int i = 0; i < n; i++) {
+            const psb_vec3 x = psb_model_positions(m, b)[i];
+            moved += x.x != pinned_at[i].x || x.y != pinned_at[i].y || x.z != pinned_at[i].z;
+        }
+        inside += points_inside(m, meshes, &deepest);
+        most = psb_model_contact_count(m) > most ? psb_model_contact_count(m) : most;
+    }
+    const double back = body_velocity(m, a).x;
+    printf("pinned: %d pinned points moved, %d points inside (largest winding number %.3f), at "
+           "most %d contacts, the thrown ball comes back at %.3f m/s\n",
+           moved, inside, deepest, most, back);
+    CHECK(moved == 0, "pinned points moved %d times", moved);
+    CHECK(inside == 0, "%d points of the thrown ball ended a step inside the pinned one", inside);
+    CHECK(most > 0 && back < -0.1, "the thrown ball did not bounce back (%g m/s)", back);
+    free(pinned_at);
+    psb_model_destroy(m);
+}
+
+// Two balls head on, one of them with contact off (or body_contact off in
+// the world, or neither: the control): how far A's centre ends past B's.
+static double pass_through(const psb_mesh *ball, bool world_on, bool body_on, int *contacts) {
+    psb_params p = free_params(1.0 / 60.0);
+    p.substeps = 20;
+    p.body_contact = world_on;
+    psb_model *m = make_model(&p);
+    if (!m) {
+        return NAN;
+    }
+    psb_body_params bp = ball_material(ball, 200.0, 0.1, 400.0);
+    add_body(m, ball, bp, (psb_vec3){-0.7, 0.0, 0.0}, (psb_vec3){1.5, 0.0, 0.0});
+    bp.contact = body_on;
+    add_body(m, ball, bp, (psb_vec3){0.7, 0.0, 0.0}, (psb_vec3){-1.5, 0.0, 0.0});
+    *contacts = 0;
+    for (int s = 0; s < 60; s++) {
+        psb_model_step(m);
+        *contacts += psb_model_contact_count(m);
+    }
+    const double past = centroid(m, 0).x - centroid(m, 1).x;
+    psb_model_destroy(m);
+    return past;
+}
+
+static void test_switched_off(const psb_mesh *ball) {
+    int contacts = 0;
+    double past = pass_through(ball, true, false, &contacts);
+    printf("contact off on one body: %d contacts, A's centre ends %.3f m past B's\n", contacts,
+           past);
+    CHECK(contacts == 0 && past > 1.0, "a body with contact off was touched (%d contacts, %g m)",
+          contacts, past);
+    past = pass_through(ball, false, true, &contacts);
+    printf("body_contact off: %d contacts, A's centre ends %.3f m past B's\n", contacts, past);
+    CHECK(contacts == 0 && past > 1.0, "body_contact off, yet touched (%d contacts, %g m)",
+          contacts, past);
+    past = pass_through(ball, true, true, &contacts);
+    printf("contact on (the control): %d contacts, A's centre ends %.3f m past B's\n", contacts,
+           past);
+    CHECK(contacts > 0 && past < -0.5, "contact on, yet passed through (%d contacts, %g m)",
+          contacts, past);
+}
+
+// A cloth dropped flat onto a ball whose points are all pinned: a cloth's
+// points touch shells (a shell's points do not touch a cloth's triangles).
+// No point of the cloth ends a step inside the ball, and the cloth's
+// middle rests on the ball (it slides off the top as it drapes).
+static void test_cloth_on_ball(const psb_mesh *ball) {
+    psb_mesh cloth;
+    psb_error err = {0};
+    CHECK(psb_mesh_cloth(&cloth, 13, 13, 1.2, 1.2, &err) == PSB_OK, "%s", err.message);
+    for (int i = 0; i < cloth.point_count; i++) {
+        const psb_vec3 x = cloth.points[i];
+        cloth.points[i] = (psb_vec3){x.x - 0.6, 0.0, -x.y - 0.6}; // flat, about the y axis
+    }
+    psb_params p = psb_default_params();
+    p.floor = false;
+    psb_model *m = make_model(&p);
+    if (!m) {
+        psb_mesh_free(&cloth);
+        return;
+    }
+    const int b = add_body(m, ball, ball_material(ball, 200.0, 0.1, 400.0), (psb_vec3){0, 0, 0},
+                           (psb_vec3){0, 0, 0});
+    const int c = add_body(m, &cloth, material(400.0, 0.2, 0.0), (psb_vec3){0.0, 0.6, 0.0},
+                           (psb_vec3){0, 0, 0});
+    for (int i = 0; i < psb_model_point_count(m, b); i++) {
+        psb_model_pin(m, b, i, psb_model_positions(m, b)[i]);
+    }
+    const psb_mesh *meshes[2] = {ball, &cloth};
+    int inside = 0, most = 0;
+    double deepest = 0.0;
+    for (int s = 0; s < 60; s++) {
+        psb_model_step(m);
+        inside += points_inside(m, meshes, &deepest);
+        most = psb_model_contact_count(m) > most ? psb_model_contact_count(m) : most;
+    }
+    // The ball is pinned about the origin: the cloth's middle point lies on
+    // it, a skin (0.01 m) off its surface (radius 0.5 m, less between its
+    // points), unless the cloth went through.
+    const double middle = norm(psb_model_positions(m, c)[6 * 13 + 6]);
+    printf("cloth on a pinned ball: %d points inside the ball in 60 steps (largest winding number "
+           "%.3f), at most %d contacts, the cloth's middle %.4f m from the ball's centre\n",
+           inside, deepest, most, middle);
+    CHECK(inside == 0, "%d points of the cloth ended a step inside the ball", inside);
+    CHECK(most > 0 && middle > 0.48 && middle < 0.52,
+          "the cloth's middle is %g m from the ball's centre, not on its surface (0.5 m)", middle);
+    psb_model_destroy(m);
+    psb_mesh_free(&cloth);
+}
+
+// A ring (2D) and a ball (3D) on the same spot: separate worlds, never in
+// contact.
+static void test_ring_and_ball(const psb_mesh *ring, const psb_mesh *ball) {
+    psb_params p = free_params(1.0 / 60.0);
+    psb_model *m = make_model(&p);
+    if (!m) {
+        return;
+    }
+    add_body(m, ring, ball_material(ring, 300.0, 0.1, 200.0), (psb_vec3){0.0, 0.0, 0.0},
+             (psb_vec3){0.5, 0.0, 0.0});
+    add_body(m, ball, ball_material(ball, 200.0, 0.1, 400.0), (psb_vec3){0.0, 0.0, 0.0},
+             (psb_vec3){-0.5, 0.0, 0.0});
+    int contacts = 0;
+    for (int s = 0; s < 10; s++) {
+        psb_model_step(m);
+        contacts += psb_model_contact_count(m);
+    }
+    CHECK(contacts == 0, "a ring and a ball touched (%d contacts)", contacts);
+    psb_model_destroy(m);
+}
+
+int main(void) {
+    setvbuf(stdout, NULL, _IONBF, 0);
+    psb_mesh ball, small, ring;
+    ring_or_sphere(false, 0, 2, 0.5, &ball);
+    ring_or_sphere(false, 0, 2, 0.25, &small);
+    ring_or_sphere(true, 40, 0, 0.3, &ring);
+
+    test_momentum(&ball);
+    test_pile(&small, 4, PSB_SYMPLECTIC_EULER, 1.0 / 240.0, 10, 2.0);
+    test_pile(&small, 3, PSB_BDF2, 1.0 / 120.0, 1, 1.0);
+    test_rings(&ring, PSB_SYMPLECTIC_EULER, 1.0 / 120.0, 10);
+    test_rings(&ring, PSB_BDF2, 1.0 / 120.0, 2);
+    double rebound[2] = {0.0, 0.0};
+    test_restitution(&ball, 1.0, &rebound[1]);
+    test_restitution(&ball, 0.0, &rebound[0]);
+    // Soft balls: even where the touching points stop dead (e = 0) the gas
+    // they squeezed pushes them apart again, and where they bounce (e = 1)
+    // each later step of the collision bounces only the approach it started
+    // with: the balls' own rebound is not e, but it grows with e.
+    CHECK(rebound[1] > rebound[0] + 0.02 && rebound[1] <= 1.0 + 1e-9,
+          "the balls part at %g (e = 1) and %g (e = 0) times the speed they met at", rebound[1],
+          rebound[0]);
+    test_pinned(&ball);
+    test_switched_off(&ball);
+    test_cloth_on_ball(&ball);
+    test_ring_and_ball(&ring, &ball);
+
+    psb_mesh_free(&ball);
+    psb_mesh_free(&small);
+    psb_mesh_free(&ring);
+    return check_done("test_contact");
+}
