@@ -18,7 +18,7 @@
 
 enum {
     POSITION_PASSES = 4, // Gauss-Seidel passes over the contacts' positions
-    VELOCITY_PASSES = 4, // ... and over their velocities
+    VELOCITY_PASSES = 4, // ... and over their normal velocities
     CELLS_PER_ELEMENT = 4,
     ITEMS_PER_ELEMENT = 8, // a cell at least as wide as any element: <= 2 cells per axis
 };
@@ -29,6 +29,7 @@ enum {
 typedef struct contact_body {
     double *start[3];  // positions at the start of the world step, internal order, m
     double *vstart[3]; // velocities then, m/s
+    unsigned char *mark; // per point: in a contact, to be pushed out of the colliders
     double moved;     // D: the farthest any point moved in this step, m
     psb_vec3 lo, hi;  // the box of the points now, m
 
@@ -39,7 +40,8 @@ typedef struct contact_body {
     double *face_n[3];  // unit normal of each element (outward), this step
     double *box[6];     // each element's box, this step: lo x, y, z, hi x, y, z, m
     double *point_n[3]; // pseudo-normal at each point (angle-weighted), this step
-    long prepared;      // the world step for which the normals and the grid were made, or -1
+    long prepared;      // the world step of the normals and the grid, or -1
+    bool touched;       // in a contact of this step
 
     // The grid: dims cells of size cell from origin, element indices of
     // cell c at item[cell_start[c] .. cell_start[c + 1] - 1].
@@ -136,6 +138,7 @@ void contact_body_destroy(contact_body *cb) {
     if (cb) {
         free3(cb->start);
         free3(cb->vstart);
+        free(cb->mark);
         free3(cb->face_n);
         free3(cb->box);
         free3(cb->box + 3);
@@ -201,7 +204,8 @@ static bool find_across(contact_body *cb) {
 
 contact_body *contact_body_create(const psb_body *b) {
     contact_body *cb = calloc(1, sizeof *cb);
-    if (!cb || !alloc3(cb->start, b->n_pad) || !alloc3(cb->vstart, b->n_pad)) {
+    if (!cb || !alloc3(cb->start, b->n_pad) || !alloc3(cb->vstart, b->n_pad) ||
+        !(cb->mark = calloc((size_t)b->n_pad, 1))) {
         contact_body_destroy(cb);
         return NULL;
     }
@@ -444,10 +448,19 @@ static psb_vec3 surface_point(const psb_body *b, const int *k, const double *bet
 // triangles' normals) or the element's own.
 static psb_vec3 pseudo_normal(const contact_body *cb, int e, const double *beta) {
     const int *k = &cb->corner[cb->per * e];
+    // A corner: all the other coordinates exactly 0 (a point of an edge next
+    // to a corner may round to 1 and still be on the edge).
+    int zeros = 0, nonzero = 0;
     for (int j = 0; j < cb->per; j++) {
-        if (beta[j] == 1.0) {
-            return v3(cb->point_n[0][k[j]], cb->point_n[1][k[j]], cb->point_n[2][k[j]]);
+        if (beta[j] == 0.0) {
+            zeros++;
+        } else {
+            nonzero = j;
         }
+    }
+    if (zeros == cb->per - 1) {
+        const int c = k[nonzero];
+        return v3(cb->point_n[0][c], cb->point_n[1][c], cb->point_n[2][c]);
     }
     const psb_vec3 n = v3(cb->face_n[0][e], cb->face_n[1][e], cb->face_n[2][e]);
     if (cb->per == 3) {
@@ -608,6 +621,11 @@ static bool find_pair(psb_world *w, int ia, int ib, double R) {
 
 // ---- resolving them
 
+static bool takes_part(const psb_body *b) {
+    return b->params.contact && b->touch;
+}
+
+
 static double inverse_mass_sum(const psb_world *w, const contact *c) {
     const psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
     double W = a->inv_mass[c->p];
@@ -642,6 +660,9 @@ static void apply_pair(psb_world *w, const contact *c, psb_vec3 d, bool velocity
 }
 
 static void push_out_point(psb_world *w, psb_body *b, int k) {
+    if (b->inv_mass[k] == 0.0) {
+        return; // a pinned point stays where it is pinned
+    }
     const psb_vec3 was = point_at(b, k);
     psb_vec3 x = was;
     point_push_out(w, b->kind == PSB_RING, &x);
@@ -650,6 +671,33 @@ static void push_out_point(psb_world *w, psb_body *b, int k) {
     }
 }
 
+// Every point of a contact out of the floor, the walls and the spheres: each
+// once, bodies in order and points in increasing index (marked, then swept).
+static void push_out_touched(psb_world *w) {
+    const struct contact_list *list = w->contacts;
+    for (int i = 0; i < list->count; i++) {
+        const contact *c = &list->items[i];
+        w->bodies[c->a]->touch->mark[c->p] = 1;
+        for (int j = 0; j < 3; j++) {
+            w->bodies[c->b]->touch->mark[c->corner[j]] = 1;
+        }
+    }
+    for (int k = 0; k < w->body_count; k++) {
+        psb_body *b = w->bodies[k];
+        if (!takes_part(b) || !b->touch->touched) {
+            continue;
+        }
+        for (int i = 0; i < b->n; i++) {
+            const int at = b->rank[i];
+            if (b->touch->mark[at]) {
+                b->touch->mark[at] = 0;
+                push_out_point(w, b, at);
+            }
+        }
+    }
+}
+
+// Pushes the pairs of the list apart and sets their normal velocities.
 static void resolve(psb_world *w) {
     const struct contact_list *list = w->contacts;
     const double delta = w->params.contact_thickness;
@@ -668,20 +716,14 @@ static void resolve(psb_world *w) {
                 c->pushed = true;
             }
         }
-        for (int i = 0; i < list->count; i++) {
-            const contact *c = &list->items[i];
-            push_out_point(w, w->bodies[c->a], c->p);
-            for (int j = 0; j < 3; j++) {
-                push_out_point(w, w->bodies[c->b], c->corner[j]);
-            }
-        }
+        push_out_touched(w);
     }
     // Velocities, VELOCITY_PASSES passes: the normal part as restitution
     // asks of the approach at the start of the step (none below the speed
     // gravity gives in two steps, so that a body at rest on another stays at
     // rest): raised to it, or, for a pair that had to be pushed apart, set to
     // it (what its points moved toward each other in the step was the push's
-    // to undo, not a rebound). Then friction, one pass.
+    // to undo, not a rebound).
     const double e = w->params.restitution;
     const double resting = 2.0 * fabs(w->params.gravity) * w->params.dt;
     for (int pass = 0; pass < VELOCITY_PASSES; pass++) {
@@ -698,6 +740,11 @@ static void resolve(psb_world *w) {
             }
         }
     }
+}
+
+// Friction on the pairs of the list, once a step.
+static void rub(psb_world *w) {
+    const struct contact_list *list = w->contacts;
     const double keep = exp(-w->params.friction * w->params.dt);
     for (int i = 0; i < list->count; i++) {
         const contact *c = &list->items[i];
@@ -712,10 +759,6 @@ static void resolve(psb_world *w) {
 }
 
 // ---- the stage
-
-static bool takes_part(const psb_body *b) {
-    return b->params.contact && b->touch;
-}
 
 void contact_begin_step(psb_world *w) {
     if (!w->params.body_contact) {
@@ -732,15 +775,8 @@ void contact_begin_step(psb_world *w) {
     }
 }
 
-bool contact_step(psb_world *w) {
-    struct contact_list *list = w->contacts;
-    list->count = 0;
-    w->contacts_found = 0;
-    if (!w->params.body_contact || w->body_count < 2) {
-        return true;
-    }
-    psb_profile *prof = w->profiling ? &w->profile : NULL;
-    const double start = prof ? profile_now() : 0.0;
+// Each body's box and farthest move since the start of the step.
+static void measure_bodies(psb_world *w) {
     for (int k = 0; k < w->body_count; k++) {
         psb_body *b = w->bodies[k];
         if (!takes_part(b)) {
@@ -751,8 +787,7 @@ bool contact_step(psb_world *w) {
         psb_vec3 lo = point_at(b, 0), hi = lo;
         for (int i = 0; i < b->n; i++) {
             const psb_vec3 x = point_at(b, i);
-            const psb_vec3 d =
-                sub(x, v3(cb->start[0][i], cb->start[1][i], cb->start[2][i]));
+            const psb_vec3 d = sub(x, v3(cb->start[0][i], cb->start[1][i], cb->start[2][i]));
             moved2 = fmax(moved2, dot(d, d));
             lo = v3(fmin(lo.x, x.x), fmin(lo.y, x.y), fmin(lo.z, x.z));
             hi = v3(fmax(hi.x, x.x), fmax(hi.y, x.y), fmax(hi.z, x.z));
@@ -761,13 +796,17 @@ bool contact_step(psb_world *w) {
         cb->lo = lo;
         cb->hi = hi;
     }
-    bool whole = true;
-    for (int ia = 0; ia < w->body_count && whole; ia++) {
+}
+
+// The contacts of every pair of bodies. False when the list could not grow.
+static bool find_all(psb_world *w) {
+    w->contacts->count = 0;
+    for (int ia = 0; ia < w->body_count; ia++) {
         const psb_body *a = w->bodies[ia];
         if (!takes_part(a)) {
             continue;
         }
-        for (int ib = 0; ib < w->body_count && whole; ib++) {
+        for (int ib = 0; ib < w->body_count; ib++) {
             psb_body *b = w->bodies[ib];
             if (ib == ia || !takes_part(b) || b->touch->elements == 0 ||
                 (a->kind == PSB_RING) != (b->kind == PSB_RING)) {
@@ -778,12 +817,38 @@ bool contact_step(psb_world *w) {
                 continue;
             }
             prepare_surface(b->touch, b, w->steps);
-            whole = find_pair(w, ia, ib, R);
+            if (!find_pair(w, ia, ib, R)) {
+                return false;
+            }
         }
     }
+    return true;
+}
+
+bool contact_step(psb_world *w) {
+    struct contact_list *list = w->contacts;
+    list->count = 0;
+    w->contacts_found = 0;
+    if (!w->params.body_contact || w->body_count < 2) {
+        return true;
+    }
+    psb_profile *prof = w->profiling ? &w->profile : NULL;
+    const double start = prof ? profile_now() : 0.0;
+    measure_bodies(w);
+    const bool whole = find_all(w);
     w->contacts_found = list->count;
     if (list->count > 0) {
+        for (int k = 0; k < w->body_count; k++) {
+            if (w->bodies[k]->touch) {
+                w->bodies[k]->touch->touched = false;
+            }
+        }
+        for (int i = 0; i < list->count; i++) {
+            w->bodies[list->items[i].a]->touch->touched = true;
+            w->bodies[list->items[i].b]->touch->touched = true;
+        }
         resolve(w);
+        rub(w);
         for (int k = 0; k < w->body_count; k++) {
             psb_body *b = w->bodies[k];
             if (takes_part(b)) {
