@@ -82,7 +82,7 @@ expect_in "$tmp/out" '^  --shape-k .*\(N/m; default 0\)' "--shape-k shows its un
 expect_in "$tmp/out" '^  --shape-damping .*\(1/s; default 0\)' "--shape-damping shows its unit"
 expect_in "$tmp/out" '\(m/s; default 0,0,0\)' "--wind shows its unit and default"
 expect_in "$tmp/out" '^  --wind-drag .*kg/\(m' "--wind-drag shows its unit"
-expect_in "$tmp/out" 'default, pressure, shape, flag, planets or ring' "--scene lists the scenes"
+expect_in "$tmp/out" 'default, pressure, shape, flag, planets, ring or pile' "--scene lists the scenes"
 expect_in "$tmp/out" 'ring\|icosphere\|uvsphere\|box\|torus\|cloth' "--shape lists cloth"
 # Each number's range, from the core's table for the physics options.
 expect_in "$tmp/out" '^  --ks .*\[0, 1e12\] \(N/m; default' "--ks shows its range"
@@ -203,7 +203,7 @@ expect_value blowups 0 "--blowup-size 100: no blow-up"
 
 # An unknown scene: the error line lists the scenes there are.
 run sim --scene nosuch
-expect_in "$tmp/err" "default, pressure, shape, flag, planets or ring" "--scene nosuch lists the scenes"
+expect_in "$tmp/err" "default, pressure, shape, flag, planets, ring or pile" "--scene nosuch lists the scenes"
 
 # ---- hostile values: every option of sim, bench, info and view
 #
@@ -421,7 +421,7 @@ expect_one_error_line "psb info --subdiv 9"
 # ---- psb sim --summary
 
 summary_keys="time steps points volume pressure mean_radius kinetic spring gas gravity_pe energy
-    centroid_x centroid_y centroid_z min_y blowups bodies shape pinned rest_volume gas_nrt spring_k"
+    centroid_x centroid_y centroid_z min_y blowups bodies contacts shape pinned rest_volume gas_nrt spring_k"
 implicit_keys="newton_mean newton_max iterations_mean iterations_max residual force_residual unconverged_steps"
 
 # The default integrator is BDF2, solved: the summary ends with the solver's keys.
@@ -695,6 +695,21 @@ for scene in default pressure shape flag planets ring; do
     expect_status 0 "--scene $scene"
     expect_value blowups 0 "--scene $scene runs without blow-ups"
 done
+
+# The pile (small bodies, to be quick): the bodies touch, and with
+# --no-body-contact they do not; --contact-thickness is checked as the
+# options' table says.
+run sim --scene pile --time 2.5 --subdiv 1 --points 16 --summary
+expect_status 0 "--scene pile"
+expect_value bodies 24 "the pile: twelve balls and twelve rings"
+expect_value blowups 0 "--scene pile runs without blow-ups"
+checks=$((checks + 1))
+[ "$(value contacts)" -gt 50 ] || fail "--scene pile: contacts=$(value contacts), expected the bodies to touch"
+run sim --scene pile --time 2.5 --subdiv 1 --points 16 --summary --no-body-contact
+expect_value contacts 0 "--scene pile --no-body-contact: no contacts"
+run sim --scene pile --steps 1 --contact-thickness 2
+expect_status 2 "--contact-thickness 2 is out of its range"
+expect_in "$tmp/err" "contact-thickness" "the refusal names the option"
 
 # The options given change the scene: a 20-point ring and level-1 spheres.
 run sim --scene default --points 20 --subdiv 1 --steps 3 --summary

@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 /// Most bodies one scene holds (the HUD, plots and shadows have room for this many).
-enum { PSB_SCENE_MAX_BODIES = 16 };
+enum { PSB_SCENE_MAX_BODIES = 32 };
 
 /// The integrators that psb view and psb sim run unless told otherwise, one
 /// solved step a frame, stable at any step. The built-in scenes run BDF2:
@@ -75,7 +75,7 @@ typedef struct psb_scene {
 /// The defaults: the world and material of psb_default_params() with walls
 /// at +-3 m and the gas pumped in over 1 s before gravity acts (as in the
 /// tutorial's demo); a ring of 48 points and level 3 icospheres of radius
-/// 0.5 m, 1 m above the floor and 1.5 m apart; gas 0.1, 1 and 3 times the
+/// 0.5 m, 1 m above the floor and 2 m apart; gas 0.1, 1 and 3 times the
 /// kind's default (low, medium, high); automatic sub-steps; k_shape 60 N/m
 /// and shape_damping 3/s for the shape scene; the flag in a wind of 6 m/s
 /// along +x with gusts of 2 m/s; no wind elsewhere; loaded 3D models with
@@ -110,7 +110,9 @@ int psb_scene_find(const char *name);
 /// - "flag": a cloth pinned at its two left corners in a wind along +x;
 /// - "planets": static spheres of different sizes that a ring and three
 ///   spheres fall onto, bounce off and roll over;
-/// - "ring": the ring alone (a stage for loaded models).
+/// - "ring": the ring alone (a stage for loaded models);
+/// - "pile": twelve balls and twelve rings of three sizes and three gas
+///   amounts dropped into a box of 1.6 m, where they settle into a pile.
 psb_status psb_scene_build(psb_scene *out, const char *name, const psb_scene_config *config,
                            psb_error *err);
 

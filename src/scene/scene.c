@@ -47,16 +47,21 @@ static void partner_color(const float c[3], float out[3]) {
     }
 }
 
-// Loaded model k's colour: the palette, then a lighter and a darker copy
-// of it, so that the most bodies a scene holds all differ.
-static void model_color(int k, float out[3]) {
-    const float *c = model_colors[k % MODEL_COLORS];
-    const int round = k / MODEL_COLORS % 3;
+// Colour c in shade s: itself, then lighter (mixed toward white) and darker
+// (scaled toward black) copies, each far enough from the others to tell.
+static void shade(const float c[3], int s, float out[3]) {
+    static const float toward_white[6] = {0.0f, 0.4f, 0.0f, 0.2f, 0.0f, 0.6f};
+    static const float keep[6] = {1.0f, 1.0f, 0.62f, 1.0f, 0.8f, 1.0f};
     for (int i = 0; i < 3; i++) {
-        out[i] = round == 0   ? c[i]
-                 : round == 1 ? c[i] + PARTNER_LIGHTEN * (1.0f - c[i])
-                              : 0.62f * c[i];
+        const float kept = keep[s % 6] * c[i];
+        out[i] = kept + toward_white[s % 6] * (1.0f - kept);
     }
+}
+
+// Loaded model k's colour: the palette, then lighter and darker copies of
+// it, so that the most bodies a scene holds all differ.
+static void model_color(int k, float out[3]) {
+    shade(model_colors[k % MODEL_COLORS], k / MODEL_COLORS, out);
 }
 static const char *const gas_labels[3] = {"low gas", "medium gas", "high gas"};
 
@@ -278,10 +283,10 @@ static psb_status build_pressure(psb_scene *scene, psb_error *err) {
         return status;
     }
     status = psb_mesh_icosphere(&sphere, c->sphere_level, c->radius, err);
-    // Rings do not collide with each other, and on the floor the low gas
-    // spreads one into a puddle and the high gas swells one to 1.6 times its
-    // radius: they stand farther apart than the spheres, the high one well
-    // clear of the right wall.
+    // On the floor the low gas spreads a ring into a puddle and the high gas
+    // swells one to 1.6 times its radius: they stand farther apart than the
+    // spheres, so that they do not touch, the high one well clear of the
+    // right wall.
     const double ring_spacing = fmax(c->spacing, 3.8 * c->radius);
     const double ring_shift = -0.6 * c->radius;
     for (int k = 0; k < 3 && status == PSB_OK; k++) {
@@ -421,8 +426,8 @@ static psb_status build_planets(psb_scene *scene, psb_error *err) {
     }
     status = psb_mesh_icosphere(&sphere, c->sphere_level, c->radius, err);
     // Each drops onto a planet a little off its top, so it rolls off: x,
-    // height of the lowest point, z (m). The two rings (which do not collide
-    // with each other) roll apart, to the left and to the right.
+    // height of the lowest point, z (m). The two rings roll apart, to the
+    // left and to the right.
     static const double drops[3][3] = {{-1.75, 2.6, 0.1}, {2.05, 3.9, -0.15}, {0.8, 3.3, 0.1}};
     for (int k = 0; k < 2 && status == PSB_OK; k++) {
         char label[32];
@@ -446,6 +451,70 @@ static psb_status build_planets(psb_scene *scene, psb_error *err) {
     return status;
 }
 
+// A dozen balls of three sizes and three gas amounts dropped into a box of
+// 1.6 m, four at a time, and a dozen rings of the same sizes and gas into
+// the same box in 2D, two at a time: they land on each other and settle
+// into a pile (contact between bodies, docs/contact.md).
+static psb_status build_pile(psb_scene *scene, psb_error *err) {
+    const psb_scene_config *c = &scene->config;
+    psb_params params = *psb_world_params(scene->world);
+    const double half = 1.6 * c->radius; // 0.8 m for the default radius of 0.5 m
+    params.walls = true;
+    params.walls_min = (psb_vec3){-half, c->params.floor_y - 1.0, -half};
+    params.walls_max = (psb_vec3){half, c->params.floor_y + 50.0, half};
+    psb_status status = psb_world_set_params(scene->world, &params, err);
+    // Radii as fractions of the config's radius (0.4, 0.3 and 0.35 m), and
+    // half, once and twice the medium gas for the size (the scene's low gas
+    // is too little to carry the pile: it would be crushed flat); a ring
+    // three times that, as a chain of springs has no stiffness against
+    // bending and only its gas holds it up under the rings above.
+    static const double sizes[3] = {0.8, 0.6, 0.7};
+    static const double gas[3] = {0.5, 1.0, 2.0};
+    const double ring_gas = 3.0;
+    const double spot = 0.85 * c->radius, layer = 2.0 * c->radius;
+    for (int kind = 0; kind < 2 && status == PSB_OK; kind++) {
+        const bool rings = kind == 0;
+        for (int k = 0; k < 12 && status == PSB_OK; k++) {
+            const int size = k % 3, amount = (k / 3 + k) % 3;
+            psb_mesh mesh;
+            const double r = sizes[size] * c->radius;
+            status = rings ? psb_mesh_ring(&mesh, c->ring_points, r, err)
+                           : psb_mesh_icosphere(&mesh, c->sphere_level, r, err);
+            if (status != PSB_OK) {
+                break;
+            }
+            // 3D: layers of four on the corners of a square; 2D: layers of
+            // two. Each layer a little to the side of the one below, so that
+            // nothing stacks straight.
+            const int per_layer = rings ? 2 : 4, level = k / per_layer;
+            const double shift = 0.1 * c->radius * ((level % 2) ? 1 : -1);
+            const double x = (k % 2 ? spot : -spot) + shift;
+            const double z = rings ? 0.0 : ((k / 2) % 2 ? spot : -spot) - shift;
+            const psb_body_params material = rings ? c->params.body : sphere_material(c, &mesh);
+            const placement at = {x, z, c->drop_height + level * layer, &material};
+            const double nrt =
+                (rings ? ring_gas : 1.0) * gas[amount] * c->gas_scale[1] * medium_gas(scene, &mesh);
+            char label[32];
+            snprintf(label, sizeof label, "%s %d%s", rings ? "ring" : "ball", k + 1,
+                     rings ? " (2D)" : "");
+            // The gas amount's hue, a shade of its own for each of the four
+            // bodies with that gas (one in each group of three); a ring
+            // lighter than the ball of its index.
+            static const int shades[4] = {0, 2, 4, 3};
+            float color[3];
+            shade(gas_colors[amount], shades[k / 3], color);
+            if (rings) {
+                float ball[3];
+                memcpy(ball, color, sizeof ball);
+                partner_color(ball, color);
+            }
+            status = place_body(scene, &mesh, at, nrt, label, color, err);
+            psb_mesh_free(&mesh);
+        }
+    }
+    return status;
+}
+
 static const scene_entry scenes[] = {
     {"default", "the 2D ring and three 3D spheres with low, medium and high gas", build_default},
     {"pressure", "low, medium and high gas in both modes: three rings beside three spheres",
@@ -459,6 +528,10 @@ static const scene_entry scenes[] = {
     {"planets", "static spheres of different sizes that rings and balls fall onto and roll over",
      build_planets},
     {"ring", "the 2D ring alone (a stage for loaded models)", build_ring},
+    {"pile",
+     "a dozen balls and a dozen rings of three sizes and gas amounts dropped into a box: they "
+     "settle into a pile",
+     build_pile},
 };
 
 enum { SCENE_COUNT = (int)(sizeof scenes / sizeof scenes[0]) };

@@ -265,6 +265,14 @@ static const psb_option world_table[] = {
      .param = "wind-turbulence",
      .offset = SIM_FIELD(params.wind_turbulence),
      .meta = "A"},
+    {.name = "no-body-contact",
+     .type = PSB_OPT_FLAG,
+     .offset = SIM_FIELD(no_body_contact),
+     .help = "bodies pass through each other (contact between bodies off; docs/contact.md)"},
+    {.name = "contact-thickness",
+     .param = "contact-thickness",
+     .offset = SIM_FIELD(params.contact_thickness),
+     .meta = "D"},
 };
 
 static const psb_option run_table[] = {
@@ -400,6 +408,7 @@ psb_sim_options psb_sim_default_options(void) {
     sim.time = 5.0;
     sim.steps = 0;
     sim.no_floor = !sim.params.floor;
+    sim.no_body_contact = !sim.params.body_contact;
     sim.height = 1.0;
     sim.csv = NULL;
     sim.csv_every = 1;
@@ -453,6 +462,8 @@ static const scene_param scene_params[] = {
     {"gravity-waits", PARAM(gravity_waits_for_gas)},
     {"floor", PARAM(floor_y)},
     {"no-floor", PARAM(floor)},
+    {"no-body-contact", PARAM(body_contact)},
+    {"contact-thickness", PARAM(contact_thickness)},
     {"restitution", PARAM(restitution)},
     {"friction", PARAM(friction)},
     {"walls", PARAM(walls)},
@@ -607,6 +618,7 @@ bool psb_sim_options_read(int argc, char **argv, psb_shape_options *shape, psb_s
     }
     sim->params.integrator = (psb_integrator)sim->integrator;
     sim->params.floor = !sim->no_floor;
+    sim->params.body_contact = !sim->no_body_contact;
     // auto starts from the default count and raises it once the bodies exist;
     // the implicit integrator is stable at any step and takes one sub-step.
     if (!sim->substeps.automatic) {

@@ -59,6 +59,7 @@ typedef struct psb_sim_options {
     int steps;                 ///< world steps to take (from --time unless given)
     psb_sim_substeps substeps; ///< --substeps N or auto
     bool no_floor;             ///< --no-floor
+    bool no_body_contact;      ///< --no-body-contact
     double height;             ///< m: lowest rest point's height above floor_y at the start
     const char *mesh;          ///< OBJ file to simulate instead of a generated shape, or NULL
     psb_mesh_options repair;   ///< how the OBJ file is repaired

@@ -106,6 +106,7 @@ static psb_sim_state combine(source src) {
 
 psb_sim_state psb_sim_measure(const psb_world *world) {
     psb_sim_state out = combine((source){world, NULL});
+    out.contacts = psb_world_contact_count(world);
     out.time = psb_world_time(world);
     out.steps = psb_world_step_count(world);
     return out;
@@ -113,6 +114,7 @@ psb_sim_state psb_sim_measure(const psb_world *world) {
 
 psb_sim_state psb_sim_measure_model(const psb_model *model) {
     psb_sim_state out = combine((source){NULL, model});
+    out.contacts = psb_model_contact_count(model);
     out.time = psb_model_time(model);
     out.steps = psb_model_step_count(model);
     return out;
@@ -166,6 +168,7 @@ void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s,
     printf("min_y=%.9g\n", s->min_y);
     printf("blowups=%d\n", s->blowups);
     printf("bodies=%d\n", s->bodies);
+    printf("contacts=%d\n", s->contacts);
     printf("shape=%.9g\n", s->shape);
     printf("pinned=%d\n", s->pinned);
     printf("rest_volume=%.9g\n", s->rest_volume);

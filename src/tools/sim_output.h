@@ -17,6 +17,7 @@ typedef struct psb_sim_state {
     double time;        ///< simulated time, s
     long steps;         ///< world steps taken
     int bodies;         ///< bodies in the world
+    int contacts;       ///< contacts between bodies found in the last step
     int points;         ///< points of all bodies
     double volume;      ///< sum of the volumes, m³ (2D: m²)
     double rest_volume; ///< sum of the rest volumes, m³ (2D: m²)

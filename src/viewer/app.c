@@ -144,6 +144,9 @@ bool app_install_scene(app *a, psb_scene *next) {
 // the floor, with room to spare for the bodies as they swell: m.
 #define FIT_TOP_3D 2.05
 #define FIT_TOP_2D 2.6
+// The share of a 2D scene's height beyond FIT_TOP_2D that its view leaves
+// free above it.
+#define STACK_ROOM_2D 0.3
 // Where bodies roll off static spheres, the arena's floor fills at most
 // this much of the 3D view's height or width.
 #define ARENA_FILL 0.92f
@@ -245,7 +248,11 @@ static void frame_2d(app *a, const extent *e) {
     const double floor_y = psb_world_params(a->scene.world)->floor_y;
     double zoom = 1.0;
     if (isfinite(e->top2) && e->top2 > floor_y + FIT_TOP_2D) {
-        zoom = fmin(zoom, FIT_TOP_2D / (e->top2 - floor_y));
+        // Taller than the view at zoom 1 (the pile's stack of rings): room
+        // above, a share of the excess, as rings pumped up while stacked
+        // push the ones above them up before they fall.
+        const double tall = e->top2 - floor_y;
+        zoom = fmin(zoom, FIT_TOP_2D / (tall + STACK_ROOM_2D * (tall - FIT_TOP_2D)));
     }
     const double width_1 = 3.1 * a->view2d.w / fmax(a->view2d.h, 1.0);
     if (e->x1 > e->x0 && isfinite(e->x1 - e->x0)) {

@@ -456,7 +456,7 @@ END
     printf '5 key TAB shift\n' >"$tmp/script"
     view 10 --input-script "$tmp/script" --meshes "$tmp/models"
     expect scene models "$tmp/report"
-    expect scene_entry 6 "$tmp/report"
+    expect scene_entry 7 "$tmp/report"
     printf '5 key TAB\n' >"$tmp/script"
     view 10 --scene models --input-script "$tmp/script" --meshes "$tmp/models"
     expect scene default "$tmp/report"
@@ -464,11 +464,11 @@ END
     printf '5 drop %s\n8 key TAB\n' "$data/box.obj" >"$tmp/script"
     view 12 --input-script "$tmp/script"
     expect scene default "$tmp/report"
-    expect scene_entries 8 "$tmp/report"
+    expect scene_entries 9 "$tmp/report"
     printf '5 drop %s\n8 key TAB\n10 key TAB shift\n' "$data/box.obj" >"$tmp/script"
     view 14 --input-script "$tmp/script"
     expect scene files "$tmp/report"
-    expect scene_entry 7 "$tmp/report"
+    expect scene_entry 8 "$tmp/report"
     expect bodies 2 "$tmp/report"
     grep -q '^body1=box.obj' "$tmp/report" || fail "shift+Tab did not bring box.obj back"
     ;;
@@ -608,7 +608,7 @@ options)
     "$psb" view --frames 1 --scene nowhere 2>&1 | grep -q 'planets' ||
         fail "--scene nowhere does not list the scenes"
     "$psb" view --help >"$tmp/help"
-    for name in default pressure shape flag planets ring models; do
+    for name in default pressure shape flag planets ring pile models; do
         grep -q "^  [0-9] $name " "$tmp/help" || fail "the help does not list the scene $name"
     done
     ;;
@@ -806,7 +806,7 @@ models)
     echo "not a model" >"$tmp/models/notes.txt"
     view 20 --scene models --meshes "$tmp/models"
     expect scene models "$tmp/report"
-    expect scene_entry 6 "$tmp/report"
+    expect scene_entry 7 "$tmp/report"
     expect meshes_dir "$tmp/models" "$tmp/report"
     expect model_entries 4 "$tmp/report"
     expect model_entry 0 "$tmp/report"
@@ -815,7 +815,7 @@ models)
     grep -q '^body0=ring (2D) ' "$tmp/report" || fail "the ring is not on the stage"
     grep -q '^body1=a-box.obj ' "$tmp/report" || fail "a-box.obj is not body 1"
     case $(get title_shown "$tmp/report") in
-    "scene 7/7 models: model 1/4 a-box.obj "*) ;;
+    "scene 8/8 models: model 1/4 a-box.obj "*) ;;
     *) fail "the HUD's title row says '$(get title_shown "$tmp/report")'" ;;
     esac
     grep -E '^(body|camera)' "$tmp/report" >"$tmp/scene_model"
@@ -844,7 +844,7 @@ models)
         fail "the HUD does not say why d-bad.obj did not load: $(get message "$tmp/report")"
     [ "$(grep -c "^psb view: model 4/4: .*d-bad.obj:5: " "$tmp/err")" -eq 1 ] ||
         fail "stderr does not say once why d-bad.obj did not load"
-    expect title_shown "scene 7/7 models: model 4/4 d-bad.obj (not loaded)   '.' and ',': the next and the previous" "$tmp/report"
+    expect title_shown "scene 8/8 models: model 4/4 d-bad.obj (not loaded)   '.' and ',': the next and the previous" "$tmp/report"
     awk -F= '/^sim_time=/ { exit !($2 > 0.5) }' "$tmp/report" || fail "the ring stopped"
     sane
     # ... and '.' from there wraps to the first.
@@ -857,18 +857,18 @@ models)
     printf '3 key PERIOD\n' >"$tmp/script"
     view 5 --input-script "$tmp/script" --meshes "$tmp/models"
     expect scene default "$tmp/report"
-    grep -q "^message='.' and ',' step through the models scene's models: 7 shows it" \
+    grep -q "^message='.' and ',' step through the models scene's models: 8 shows it" \
         "$tmp/report" || fail "'.' outside the models scene: $(get message "$tmp/report")"
-    printf '3 key 7\n5 key PERIOD\n7 drop %s\n9 key BACKSPACE\n' "$data/box.obj" >"$tmp/script"
+    printf '3 key 8\n5 key PERIOD\n7 drop %s\n9 key BACKSPACE\n' "$data/box.obj" >"$tmp/script"
     view 12 --input-script "$tmp/script" --meshes "$tmp/models"
     expect scene models "$tmp/report"
     expect model_name b-box.obj "$tmp/report"
     # (Backspace in the models scene itself loads nothing again: the world
     # runs on as without it.)
-    printf '3 key 7\n5 key PERIOD\n' >"$tmp/script"
+    printf '3 key 8\n5 key PERIOD\n' >"$tmp/script"
     view 12 --input-script "$tmp/script" --meshes "$tmp/models"
     steps=$(get steps "$tmp/report")
-    printf '3 key 7\n5 key PERIOD\n10 key BACKSPACE\n' >"$tmp/script"
+    printf '3 key 8\n5 key PERIOD\n10 key BACKSPACE\n' >"$tmp/script"
     view 12 --input-script "$tmp/script" --meshes "$tmp/models"
     expect steps "$steps" "$tmp/report"
     # A missing folder and one without OBJ files: the ring alone, and why.
@@ -915,7 +915,7 @@ models_real)
     expect model_name "$long" "$tmp/report"
     expect text_cut 0 "$tmp/report"
     case $(get title_shown "$tmp/report") in
-    "scene 7/7 models: model 1/1 a-model-with"*...*"-shortened.obj") ;;
+    "scene 8/8 models: model 1/1 a-model-with"*...*"-shortened.obj") ;;
     *) fail "the title row shows '$(get title_shown "$tmp/report")'" ;;
     esac
     ;;
