@@ -254,6 +254,7 @@ typedef struct app {
     double mass;           ///< kg: likewise for the mass
     double gravity;        ///< m/s², in force while gravity_on
     bool gravity_on;
+    bool contact_on; ///< contact between bodies (K), psb_params.body_contact
     double restitution; ///< bounce, 0..1
     double friction;    ///< 1/s
     double dt;          ///< the world step, s

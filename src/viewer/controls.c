@@ -71,6 +71,7 @@ void controls_init(app *a) {
     a->mass = p->body.mass;
     a->gravity = p->gravity;
     a->gravity_on = p->gravity != 0.0;
+    a->contact_on = p->body_contact;
     a->restitution = p->restitution;
     a->friction = p->friction;
     a->dt = p->dt;
@@ -452,6 +453,7 @@ bool app_apply_controls(app *a) {
     }
     psb_params params = *psb_world_params(s->world);
     params.gravity = a->gravity_on ? a->gravity : 0.0;
+    params.body_contact = a->contact_on;
     params.restitution = a->restitution;
     params.friction = a->friction;
     params.dt = a->dt;

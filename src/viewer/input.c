@@ -496,6 +496,11 @@ void input_key(app *a, int key, int action, int mods) {
         app_apply_controls(a);
         app_message(a, false, "gravity %s", a->gravity_on ? "on" : "off");
         break;
+    case GLFW_KEY_K:
+        a->contact_on = !a->contact_on;
+        app_apply_controls(a);
+        app_message(a, false, "contact between bodies %s", a->contact_on ? "on" : "off");
+        break;
     case GLFW_KEY_I:
         cycle_integrator(a, (mods & GLFW_MOD_SHIFT) ? PSB_INTEGRATOR_COUNT - 1 : 1);
         break;

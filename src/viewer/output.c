@@ -109,6 +109,7 @@ void output_report(const app *a, FILE *out) {
             psb_integrator_name(p->integrator), p->gravity, a->gas_scale,
             ks > 0.0 ? a->spring_k / ks : 1.0, a->paused);
     fprintf(out, "dt=%.9g\nrestitution=%g\nfriction=%g\n", p->dt, p->restitution, p->friction);
+    fprintf(out, "body_contact=%d\ncontacts=%d\n", p->body_contact, psb_world_contact_count(w));
     panel_report(a, out);
     // The implicit solver on the last world step (zeros for the explicit integrators).
     const psb_solver_report solver = psb_world_solver_report(w);

@@ -390,7 +390,14 @@ static void material_column(app *a) {
         snprintf(t, sizeof t, "ks %.4g-%.4g N/m  kd %.3g N*s/m", ks_lo, ks_hi, m->spring_damping);
     }
     column_line(a, 2, 1, ui_dim, t);
-    snprintf(t, sizeof t, "gas x%.3g   grab %.3g N/m", a->gas_scale, a->config.grab_k);
+    // The grab's stiffness, and the contacts between bodies of the last step.
+    if (p->body_contact) {
+        snprintf(t, sizeof t, "gas x%.3g  grab %.3g N/m  %d contacts", a->gas_scale,
+                 a->config.grab_k, psb_world_contact_count(a->scene.world));
+    } else {
+        snprintf(t, sizeof t, "gas x%.3g  grab %.3g N/m  contact off (K)", a->gas_scale,
+                 a->config.grab_k);
+    }
     column_line(a, 2, 2, ui_dim, t);
     snprintf(t, sizeof t, "restitution %.2g   friction %.3g/s", p->restitution, p->friction);
     column_line(a, 2, 3, ui_dim, t);
@@ -469,7 +476,7 @@ static const help_row help_keys[] = {
     {"G", "gravity on / off"},
     {"T", "pin / unpin the point held or pointed at"},
     {"M", "shape matching on / off for every body"},
-    {"B", "wind on / off"},
+    {"B  K", "wind on / off, body contact on / off"},
     {"V  N  F", "velocity vectors, normals, pressure forces"},
     {"W  C", "spring wireframe, colour by spring strain"},
     {"Z  or  Home", "frame the scene again (camera, 2D view)"},

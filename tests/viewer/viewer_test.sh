@@ -563,6 +563,32 @@ shape)
     [ "$(grep -c '^body[0-9]*=.* shape_k=60 shape_damping=3 ' "$tmp/report")" -eq 6 ] ||
         fail "M twice in the shape scene did not switch every body on"
     ;;
+contact)
+    # The pile (small bodies, to be quick): the bodies touch and the HUD
+    # counts the contacts; K turns contact between bodies off (and the
+    # count with it), and a scene change keeps it off.
+    small="--subdiv 1 --ring-points 16"
+    # shellcheck disable=SC2086
+    view 150 --scene pile $small
+    expect body_contact 1 "$tmp/report"
+    n=$(get contacts "$tmp/report")
+    echo "the pile after 150 frames: $n contacts"
+    [ "${n:-0}" -gt 20 ] || fail "the pile has $n contacts after 2.5 s"
+    printf '2 key K
+' >"$tmp/script"
+    # shellcheck disable=SC2086
+    view 150 --scene pile $small --input-script "$tmp/script"
+    expect body_contact 0 "$tmp/report"
+    expect contacts 0 "$tmp/report"
+    grep -q "^message=contact between bodies off" "$tmp/report" ||
+        fail "K says nothing: $(get message "$tmp/report")"
+    printf '2 key K
+4 key 1
+' >"$tmp/script"
+    view 6 --input-script "$tmp/script"
+    expect scene default "$tmp/report"
+    expect body_contact 0 "$tmp/report"
+    ;;
 wind)
     # B: the configured wind (the flag's by default) on and off; it pushes the ring.
     view 90
