@@ -12,6 +12,18 @@ typedef struct cc_vec3 {
     double x, y, z; ///< m
 } cc_vec3;
 
+static inline cc_vec3 sub(cc_vec3 a, cc_vec3 b) {
+    return (cc_vec3){a.x - b.x, a.y - b.y, a.z - b.z};
+}
+
+static inline double dot(cc_vec3 a, cc_vec3 b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+static inline cc_vec3 cross(cc_vec3 a, cc_vec3 b) {
+    return (cc_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+
 /// A node of a body's tree of triangles: a box around some triangles and the
 /// edges of their patch that no other triangle of the patch shares.
 typedef struct cc_node {

@@ -15,18 +15,6 @@
 // as long as its list of triangles, and a cap would save nothing.
 enum { LEAF_SIZE = 8 };
 
-static cc_vec3 sub(cc_vec3 a, cc_vec3 b) {
-    return (cc_vec3){a.x - b.x, a.y - b.y, a.z - b.z};
-}
-
-static double dot(cc_vec3 a, cc_vec3 b) {
-    return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-
-static cc_vec3 cross(cc_vec3 a, cc_vec3 b) {
-    return (cc_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-
 static cc_vec3 unit(cc_vec3 a) {
     const double len = sqrt(dot(a, a));
     return len > 0.0 ? (cc_vec3){a.x / len, a.y / len, a.z / len} : a;

@@ -24,18 +24,6 @@
 
 #define PI 3.14159265358979323846
 
-static cc_vec3 sub(cc_vec3 a, cc_vec3 b) {
-    return (cc_vec3){a.x - b.x, a.y - b.y, a.z - b.z};
-}
-
-static double dot(cc_vec3 a, cc_vec3 b) {
-    return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-
-static cc_vec3 cross(cc_vec3 a, cc_vec3 b) {
-    return (cc_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-
 static double length(cc_vec3 a) {
     return sqrt(dot(a, a));
 }
