@@ -761,8 +761,8 @@ static void rub(psb_world *w) {
 // ---- the stage
 
 void contact_begin_step(psb_world *w) {
-    if (!w->params.body_contact) {
-        return;
+    if (!w->params.body_contact || w->body_count < 2) {
+        return; // contact_step has nothing to do either
     }
     for (int k = 0; k < w->body_count; k++) {
         const psb_body *b = w->bodies[k];

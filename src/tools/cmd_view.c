@@ -20,6 +20,7 @@ typedef struct view_options {
     int integrator; // a psb_integrator, as the choice table stores it
     int scene;      // a psb_scene index
     bool no_vsync;
+    bool no_body_contact;
     double gravity;         // m/s²
     psb_vec3 wind;          // m/s, for every scene (and the flag's)
     double wind_turbulence; // m/s
@@ -243,6 +244,16 @@ static const psb_option view_table[] = {
      .offset = VIEW_FIELD(config.scene_config.params.body.wind_drag),
      .meta = "C",
      .help = "how hard the wind pushes on every body: F = C A ((w - v).n) n per point"},
+    {.name = "no-body-contact",
+     .type = PSB_OPT_FLAG,
+     .offset = VIEW_FIELD(no_body_contact),
+     .help = "bodies pass through each other (contact between bodies off; K switches it on)"},
+    {.name = "contact-thickness",
+     .param = "contact-thickness",
+     .offset = VIEW_FIELD(config.scene_config.params.contact_thickness),
+     .meta = "D",
+     .help = "skin of contact between bodies: a point nearer than this to another body's "
+             "surface is pushed out to it"},
     {.name = "grab-k",
      .type = PSB_OPT_NUMBER,
      .offset = VIEW_FIELD(config.grab_k),
@@ -377,6 +388,7 @@ int psb_cmd_view(int argc, char **argv) {
     c->width = view.size[0];
     c->height = view.size[1];
     c->vsync = !view.no_vsync;
+    c->scene_config.params.body_contact = !view.no_body_contact;
     c->scene_config.params.integrator = (psb_integrator)view.integrator;
     c->integrator_given = psb_options_seen(groups, GROUP_COUNT, "integrator") > 0;
     c->scene_config.params.gravity = view.gravity;
