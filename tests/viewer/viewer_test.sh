@@ -574,20 +574,23 @@ contact)
     n=$(get contacts "$tmp/report")
     echo "the pile after 150 frames: $n contacts"
     [ "${n:-0}" -gt 20 ] || fail "the pile has $n contacts after 2.5 s"
-    printf '2 key K
-' >"$tmp/script"
+    printf '2 key K\n' >"$tmp/script"
     # shellcheck disable=SC2086
     view 150 --scene pile $small --input-script "$tmp/script"
     expect body_contact 0 "$tmp/report"
     expect contacts 0 "$tmp/report"
     grep -q "^message=contact between bodies off" "$tmp/report" ||
         fail "K says nothing: $(get message "$tmp/report")"
-    printf '2 key K
-4 key 1
-' >"$tmp/script"
+    printf '2 key K\n4 key 1\n' >"$tmp/script"
     view 6 --input-script "$tmp/script"
     expect scene default "$tmp/report"
     expect body_contact 0 "$tmp/report"
+    # --no-body-contact starts with it off; K turns it on.
+    view 3 --no-body-contact
+    expect body_contact 0 "$tmp/report"
+    printf '1 key K\n' >"$tmp/script"
+    view 3 --no-body-contact --input-script "$tmp/script"
+    expect body_contact 1 "$tmp/report"
     ;;
 wind)
     # B: the configured wind (the flag's by default) on and off; it pushes the ring.
