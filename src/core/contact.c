@@ -501,17 +501,12 @@ static bool boxes_apart(psb_vec3 alo, psb_vec3 ahi, psb_vec3 blo, psb_vec3 bhi, 
            alo.y > bhi.y + grow || ahi.z < blo.z - grow || alo.z > bhi.z + grow;
 }
 
+// False when the list is full: it holds twice as many contacts as the world
+// has points (psb_world_add_body sizes it), which a step would only reach
+// with every point touching two bodies at once; the step never allocates.
 static bool add_contact(struct contact_list *list, const contact *c) {
     if (list->count == list->capacity) {
-        // More contacts than the list was made for (twice the points):
-        // the one allocation a step may make.
-        const int capacity = list->capacity ? 2 * list->capacity : 64;
-        contact *items = realloc(list->items, (size_t)capacity * sizeof *items);
-        if (!items) {
-            return false;
-        }
-        list->items = items;
-        list->capacity = capacity;
+        return false;
     }
     list->items[list->count++] = *c;
     return true;
@@ -519,7 +514,7 @@ static bool add_contact(struct contact_list *list, const contact *c) {
 
 // The points of body a that touch body b (docs/contact.md), appended to
 // the list in a's point order; R is the largest search radius of a point
-// of a (the pair's). False when the list could not grow.
+// of a (the pair's). False when the list is full.
 static bool find_pair(psb_world *w, int ia, int ib, double R) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
     contact_body *cb = b->touch;
@@ -798,7 +793,7 @@ static void measure_bodies(psb_world *w) {
     }
 }
 
-// The contacts of every pair of bodies. False when the list could not grow.
+// The contacts of every pair of bodies. False when the list is full.
 static bool find_all(psb_world *w) {
     w->contacts->count = 0;
     for (int ia = 0; ia < w->body_count; ia++) {
@@ -851,7 +846,7 @@ bool contact_step(psb_world *w) {
         rub(w);
         for (int k = 0; k < w->body_count; k++) {
             psb_body *b = w->bodies[k];
-            if (takes_part(b)) {
+            if (takes_part(b) && b->touch->touched) { // the others did not move
                 body_publish(b, 0, b->n);
             }
         }

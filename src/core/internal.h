@@ -318,7 +318,7 @@ void body_shift_history(psb_body *b, int k, const double from[3]);
 /// Notes where every point is as the world step starts.
 void contact_begin_step(psb_world *w);
 /// Finds and resolves the contacts after every body has stepped. False when
-/// the contacts outgrew their list and it could not grow (some were left).
+/// they outgrew their list (twice the points): the ones past it were left.
 bool contact_step(psb_world *w);
 
 // body_make.c

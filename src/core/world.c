@@ -506,8 +506,8 @@ int psb_world_step(psb_world *w) {
     // Then the bodies touch each other (contact.c).
     if (!contact_step(w)) {
         snprintf(w->last_event, sizeof w->last_event,
-                 "out of memory for the contacts between bodies at t = %.4g s: some were left "
-                 "unresolved",
+                 "more contacts between bodies at t = %.4g s than their list holds (twice the "
+                 "points): the rest were left unresolved",
                  w->time);
     }
     w->time += p->dt;
