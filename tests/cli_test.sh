@@ -394,6 +394,12 @@ for args in "--shape ring --time 1" "--scene default --time 1" "--shape icospher
         'BEGIN { exit !(a > 0 && (a - b) ^ 2 <= (1e-3 * a) ^ 2 && (c - d) ^ 2 <= (1e-2 * c + 1e-3) ^ 2) }' ||
         fail "psb sim $args: --reference ends at volume $(value volume), kinetic $(value kinetic); the fast step at $fast_volume, $fast_kinetic"
 done
+# The plain model has no guard: a blow-up stops the run and says so, exit 3.
+run sim --reference --integrator symplectic --ks 1e12 --substeps 1 --steps 5 --summary
+expect_status 3 "--reference that blows up"
+expect_in "$tmp/err" "^psb sim: step 2 .*body 0 blew up in the plain model: point [0-9]+ moved .* the run stops" \
+    "--reference says where the plain model blew up"
+expect_in "$tmp/out" "^blowups=1$" "--reference counts the plain model's blow-up"
 run sim --scene flag --steps 1 --reference
 expect_status 2 "--reference with gusts"
 expect_in "$tmp/err" "^psb sim: --reference: the plain model has no gusts" "--reference names what it lacks"

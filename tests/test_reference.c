@@ -1,8 +1,9 @@
 // The fast step (psb_world) against the model written plainly (psb_model,
 // src/model): the same bodies, parameters and colliders stepped by both for
 // a while must end at the same positions and volumes, for every integrator,
-// on a ring, icospheres, a cloth in the wind, a real mesh, a body large
-// enough to be shared between threads, and bodies in contact with each
+// on a ring, icospheres, a cloth in the wind, real meshes (Spot, and the
+// rocker arm, large enough to be shared between threads, as is a ball of
+// 10242 points), and bodies in contact with each
 // other (docs/contact.md: two balls colliding, a small pile, two rings), on
 // 1 and 2 threads.
 //
@@ -12,6 +13,7 @@
 // ones are solved by both to a tolerance (1e-9 m/s here), by different
 // solvers with contacts handled differently (constraints plus a penalty in
 // the fast step, projection in the model), so they agree to 1e-6.
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +37,11 @@ typedef struct scene {
     psb_vec3 grab_to;
     int steps;
     int implicit_substeps;
+    // The solved steps are held to converge (to solver_tol) in both, except
+    // where a step is a saddle that neither settles (contacts that make a
+    // ring or ball buckle: docs/implicit.md, session 14), or not at all.
+    bool unconverged_ok;
+    bool explicit_only;
 } scene;
 
 // The scene's parameters for one integrator and team, solved tightly.
@@ -77,6 +84,11 @@ static psb_model *run_model(const scene *sc, psb_integrator integrator) {
     }
     for (int s = 0; m && s < sc->steps; s++) {
         psb_model_step(m);
+        const psb_solver_report r = psb_model_solver_report(m);
+        CHECK(!psb_integrator_is_implicit(integrator) || r.converged || sc->unconverged_ok,
+              "%s, %s: the model did not converge at step %d (%d Newton, %d CG, last change "
+              "%.3g m/s)",
+              sc->name, psb_integrator_name(integrator), s, r.newton, r.iterations, r.residual);
     }
     return m;
 }
@@ -105,6 +117,12 @@ static psb_world *run_world(const scene *sc, psb_integrator integrator, int thre
     for (int s = 0; w && s < sc->steps; s++) {
         CHECK(psb_world_step(w) == 0, "%s, %s: the fast step blew up at step %d", sc->name,
               psb_integrator_name(integrator), s);
+        const psb_solver_report r = psb_world_solver_report(w);
+        CHECK(!psb_integrator_is_implicit(integrator) || r.converged || sc->unconverged_ok,
+              "%s, %s, %d threads: the fast step did not converge at step %d (%d Newton, %d CG, "
+              "last change %.3g m/s)",
+              sc->name, psb_integrator_name(integrator), threads, s, r.newton, r.iterations,
+              r.residual);
     }
     return w;
 }
@@ -140,6 +158,9 @@ static double difference(const scene *sc, const psb_world *w, const psb_model *m
 static void run(const scene *sc) {
     for (int k = 0; k < PSB_INTEGRATOR_COUNT; k++) {
         const psb_integrator integrator = (psb_integrator)k;
+        if (sc->explicit_only && psb_integrator_is_implicit(integrator)) {
+            continue;
+        }
         const double tol = psb_integrator_is_implicit(integrator) ? 1e-6 : 1e-8;
         psb_model *m = run_model(sc, integrator);
         for (int threads = 1; m && threads <= 2; threads++) {
@@ -172,6 +193,64 @@ static scene base(const char *name, int steps) {
     return sc;
 }
 
+// A real mesh from meshes/ as it loads, with soft springs and nRT J of gas,
+// dropped from 0.9 m, stretched by `stretch` along x (and squeezed along z
+// as much) from its rest shape: `steps` frames, at one sub-step for the
+// solved integrators and for the explicit ones at twice as many as the
+// stability estimate asks for (a mesh's smallest triangles set it; explicit
+// Euler and Heun need more than symplectic Euler). Not much gas: a small
+// mesh with much swells to several times its volume in a few frames,
+// buckling on the way, and there G has several minima, of which two solvers
+// may find different ones (the rocker arm with 100 J ends 7 % of its size
+// apart). With `solved` false only the explicit integrators run: the
+// rocker arm's solved steps converge in neither solver within their caps
+// (Newton crawls across its compressed springs' wrinkles: docs/implicit.md,
+// session 16), and a comparison of two unfinished solves says nothing.
+static void real_mesh(const char *name, const char *file, int steps, double nrt, double stretch,
+                      bool solved) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", PSB_MESHES, file);
+    psb_mesh *parts = NULL;
+    int part_count = 0;
+    psb_error err = {0};
+    psb_repair_options repair = psb_default_repair_options();
+    if (psb_mesh_load_obj(path, &repair, &parts, &part_count, NULL, NULL, &err) != PSB_OK) {
+        CHECK(false, "%s", err.message);
+        return;
+    }
+    scene sc = base(name, steps);
+    sc.implicit_substeps = 1;
+    sc.explicit_only = !solved;
+    sc.defs[0] = psb_mesh_body_def(&parts[0]);
+    sc.defs[0].params = material(200.0, 0.1, nrt);
+    sc.defs[0].offset = (psb_vec3){0.0, 0.9, 0.0};
+    sc.body_count = 1;
+    psb_vec3 *start = malloc((size_t)parts[0].point_count * sizeof *start);
+    CHECK(start != NULL, "out of memory");
+    if (start && stretch != 1.0) {
+        for (int i = 0; i < parts[0].point_count; i++) {
+            const psb_vec3 r = parts[0].points[i];
+            start[i] = (psb_vec3){stretch * r.x, r.y, r.z / stretch};
+        }
+        sc.defs[0].rest_points = parts[0].points;
+        sc.defs[0].points = start;
+    }
+    psb_world *probe = psb_world_create(&sc.params, &err);
+    CHECK(probe && psb_world_add_body(probe, &sc.defs[0], &err) == 0, "%s", err.message);
+    if (probe) {
+        sc.params.substeps = (int)ceil(2.0 * sc.params.dt / psb_world_stable_substep(probe));
+        psb_world_destroy(probe);
+    }
+    printf("%s: %d points, %d sub-steps a frame for the explicit integrators\n", name,
+           parts[0].point_count, sc.params.substeps);
+    run(&sc);
+    free(start);
+    for (int k = 0; k < part_count; k++) {
+        psb_mesh_free(&parts[k]);
+    }
+    free(parts);
+}
+
 int main(void) {
     setvbuf(stdout, NULL, _IONBF, 0); // each line as it comes: the model is slow
     psb_error err = {0};
@@ -185,6 +264,7 @@ int main(void) {
     // A ring and a ball dropped onto the floor, moving sideways (friction),
     // the ball onto a sphere on the floor; damped springs, still air.
     scene drop = base("ring and ball drop", 40);
+    drop.unconverged_ok = true; // contacts: saddles (see the scene struct)
     drop.params.still_air = true;
     drop.defs[0] = psb_mesh_body_def(&ring);
     drop.defs[0].params = material(300.0, 0.2, 8.0);
@@ -283,6 +363,7 @@ int main(void) {
     // a dense pile of soft balls), so these runs stop soon after the bodies
     // meet.
     scene pile = base("pile of four balls", 45);
+    pile.unconverged_ok = true; // contacts: saddles (see the scene struct)
     pile.params.walls = true;
     pile.params.walls_min = (psb_vec3){-0.8, 0.0, -0.8};
     pile.params.walls_max = (psb_vec3){0.8, 8.0, 0.8};
@@ -298,6 +379,7 @@ int main(void) {
     // Two rings dropped onto each other into a box too narrow for them to
     // lie side by side.
     scene rings = base("two rings", 36);
+    rings.unconverged_ok = true; // contacts: saddles (see the scene struct)
     rings.params.walls = true;
     rings.params.walls_min = (psb_vec3){-0.7, 0.0, -1.0};
     rings.params.walls_max = (psb_vec3){0.7, 6.0, 1.0};
@@ -318,27 +400,10 @@ int main(void) {
     run(&flag);
     run(&big);
 
-    // A real mesh: Spot (meshes/spot.obj), with its own material, dropped.
-    psb_mesh *parts = NULL;
-    int part_count = 0;
-    psb_repair_options repair = psb_default_repair_options();
-    if (psb_mesh_load_obj(PSB_MESHES "/spot.obj", &repair, &parts, &part_count, NULL, NULL, &err) ==
-        PSB_OK) {
-        scene spot = base("Spot", 6);
-        spot.implicit_substeps = 1;
-        spot.params.substeps = 100; // explicit: Spot's smallest triangles need about 60
-        spot.defs[0] = psb_mesh_body_def(&parts[0]);
-        spot.defs[0].params = material(200.0, 0.1, 100.0);
-        spot.defs[0].offset = (psb_vec3){0.0, 0.9, 0.0};
-        spot.body_count = 1;
-        run(&spot);
-    } else {
-        CHECK(false, "%s", err.message);
-    }
-    for (int k = 0; k < part_count; k++) {
-        psb_mesh_free(&parts[k]);
-    }
-    free(parts);
+    // Real meshes: Spot, and the rocker arm, large enough (10044 points)
+    // to be shared between two threads.
+    real_mesh("Spot", "spot.obj", 6, 100.0, 1.0, true);
+    real_mesh("rocker arm", "rocker-arm.obj", 2, 0.5, 1.05, false);
     psb_mesh *meshes[] = {&ring, &ico2, &ico3, &cloth, &ico6};
     for (size_t k = 0; k < sizeof meshes / sizeof meshes[0]; k++) {
         psb_mesh_free(meshes[k]);

@@ -10,6 +10,12 @@
 // The world is opaque; its state is read through const accessors and changed
 // only through the functions below. No function here allocates inside a step,
 // prints, or exits.
+//
+// Names: object first, then what it does or gives: psb_world_step,
+// psb_body_set_params. A getter is named by what it returns
+// (psb_world_time, psb_body_positions, psb_body_point_count), except where
+// that name is a type's: psb_body_get_kind (psb_body_kind) and
+// psb_body_get_params (psb_body_params).
 #ifndef PSB_H
 #define PSB_H
 
@@ -426,6 +432,9 @@ psb_status psb_body_set_params(psb_world *world, int body, const psb_body_params
 /// g = 2 kd deg / m (deg: springs at the point, m: its mass). Rather cautious; explicit Euler
 /// and Heun need smaller steps still, RK4 a little less.
 double psb_body_stable_substep(const psb_world *world, int body);
+/// The same for the whole world: the smallest over its bodies (infinity
+/// with no body), s.
+double psb_world_stable_substep(const psb_world *world);
 
 /// Sets positions and/or velocities (either may be NULL). Non-finite values
 /// are refused. A pinned point stays pinned, at rest, its pin moved to the

@@ -129,9 +129,11 @@ psb_status psb_scene_build(psb_scene *out, const char *name, const psb_scene_con
 psb_status psb_scene_add_mesh(psb_scene *scene, const psb_mesh *mesh, const char *label,
                               psb_error *err);
 
-/// The smallest sub-step count n with dt / n <= margin * h_stable over all
-/// bodies (at least 1, at most 10000), from psb_body_stable_substep.
-int psb_scene_stable_substeps(const psb_world *world, double margin);
+/// The smallest sub-step count n with dt / n <= 0.9 h_stable
+/// (psb_world_stable_substep: 0.9 leaves a margin under that estimate), at
+/// least 1 and at most the core's range for the sub-steps: the count that
+/// the scenes' and `psb sim`'s automatic sub-steps choose.
+int psb_scene_stable_substeps(const psb_world *world);
 
 /// Recomputes substeps_needed after a change of the bodies' material (a
 /// stiffer spring needs a smaller sub-step) or of the integrator and, with

@@ -524,6 +524,14 @@ long psb_world_step_count(const psb_world *w) {
 const char *psb_world_last_event(const psb_world *w) {
     return w->last_event;
 }
+double psb_world_stable_substep(const psb_world *w) {
+    double h_max = INFINITY;
+    for (int b = 0; b < w->body_count; b++) {
+        h_max = fmin(h_max, psb_body_stable_substep(w, b));
+    }
+    return h_max;
+}
+
 int psb_world_body_count(const psb_world *w) {
     return w->body_count;
 }

@@ -9,7 +9,6 @@
 
 // Sub-steps are chosen so that h stays below this fraction of the estimate.
 #define STABLE_MARGIN 0.9
-#define MAX_SUBSTEPS  10000
 #define PI            3.14159265358979323846
 
 typedef psb_status (*scene_builder)(psb_scene *scene, psb_error *err);
@@ -119,28 +118,22 @@ double psb_scene_sphere_spring_k(const psb_scene_config *c, double V0) {
     return sqrt(3.0) / 4.0 * nrt_sphere * R / (V0 * e * (1.0 + e) * (1.0 + e));
 }
 
-static double stable_substep(const psb_world *world) {
-    double h_max = INFINITY;
-    for (int b = 0; b < psb_world_body_count(world); b++) {
-        h_max = fmin(h_max, psb_body_stable_substep(world, b));
-    }
-    return h_max;
-}
-
-int psb_scene_stable_substeps(const psb_world *world, double margin) {
-    const double h_max = stable_substep(world);
+int psb_scene_stable_substeps(const psb_world *world) {
+    const double h_max = psb_world_stable_substep(world);
     const double dt = psb_world_params(world)->dt;
-    // n = ceil(dt / (margin h_stable)), so that dt / n <= margin h_stable.
-    const double needed = ceil(dt / (margin * h_max));
+    // n = ceil(dt / (margin h_stable)), so that dt / n <= margin h_stable,
+    // within the core's range for the sub-steps.
+    const double needed = ceil(dt / (STABLE_MARGIN * h_max));
+    const double most = psb_param_find("substeps")->max;
     if (!(needed >= 1.0)) {
         return 1;
     }
-    return needed <= MAX_SUBSTEPS ? (int)needed : MAX_SUBSTEPS;
+    return needed <= most ? (int)needed : (int)most;
 }
 
 psb_status psb_scene_refresh_substeps(psb_scene *scene, psb_error *err) {
-    scene->substeps_needed = psb_scene_stable_substeps(scene->world, STABLE_MARGIN);
-    scene->stable_substep = stable_substep(scene->world);
+    scene->substeps_needed = psb_scene_stable_substeps(scene->world);
+    scene->stable_substep = psb_world_stable_substep(scene->world);
     if (!scene->config.auto_substeps) {
         return PSB_OK;
     }

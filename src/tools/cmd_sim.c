@@ -34,10 +34,6 @@ enum {
     MAX_REPORTED_EVENTS = 10, // blow-up reports printed before going quiet
 };
 
-// --substeps auto picks a count whose sub-step is at most this fraction of the
-// bodies' estimated stable limit.
-static const double AUTO_SUBSTEP_MARGIN = 0.9;
-
 static void print_help(FILE *out) {
     fprintf(out, "usage: psb sim [options]\n"
                  "       psb sim --mesh FILE.obj [options]\n"
@@ -62,8 +58,9 @@ static void print_help(FILE *out) {
                  "Exit status: 0 when the run finished without blow-ups; 3 when it finished\n"
                  "but had blow-ups (bodies the guard found going wild and reset, each reported\n"
                  "on stderr and counted in blowups: the figures are not the physics asked\n"
-                 "for); 2 for bad options or input (one line on stderr); 1 when a file cannot\n"
-                 "be written or memory runs out.\n"
+                 "for), or, with --reference, when the plain model blew up (it has no guard:\n"
+                 "the run stops there); 2 for bad options or input (one line on stderr); 1\n"
+                 "when a file cannot be written or memory runs out.\n"
                  "\n");
     psb_sim_options_print_help(out);
 }
@@ -329,29 +326,17 @@ static bool make_scene(const psb_sim_options *sim, psb_scene *scene, char *what,
     return true;
 }
 
-// The largest sub-step at which every body is estimated to stay stable, s.
-static double stable_substep(const psb_world *world) {
-    double h_max = INFINITY;
-    for (int b = 0; b < psb_world_body_count(world); b++) {
-        h_max = fmin(h_max, psb_body_stable_substep(world, b));
-    }
-    return h_max;
-}
-
-// --substeps auto: the default count, or the smallest count n with
-// dt / n <= 0.9 h_stable, n = ceil(dt / (0.9 h_stable)), if that is more;
-// at most psb_sim_max_substeps(). The implicit integrator keeps its one
-// sub-step: the estimate is the explicit integrators' limit.
+// --substeps auto: the default count, or the count the scenes would choose
+// (psb_scene_stable_substeps) if that is more. The implicit integrator keeps its one sub-step:
+// the estimate is the explicit integrators' limit.
 static void choose_substeps(psb_world *world) {
     psb_params params = *psb_world_params(world);
     if (psb_integrator_is_implicit(params.integrator)) {
         return;
     }
-    const int most = psb_sim_max_substeps();
-    const double needed = ceil(params.dt / (AUTO_SUBSTEP_MARGIN * stable_substep(world)));
-    if (!(needed <= params.substeps)) {
-        params.substeps = needed <= most ? (int)needed : most;
-        // Within 1..most the parameters stay valid.
+    const int needed = psb_scene_stable_substeps(world);
+    if (needed > params.substeps) {
+        params.substeps = needed; // within the core's range: the parameters stay valid
         psb_world_set_params(world, &params, NULL);
     }
 }
@@ -380,7 +365,7 @@ static void warn_if_unstable(const psb_world *world) {
         return;
     }
     const double h = params->dt / params->substeps;
-    const double h_max = stable_substep(world);
+    const double h_max = psb_world_stable_substep(world);
     const char *whose = psb_world_body_count(world) > 1 ? "the bodies'" : "this body's";
     const double needed = ceil(params->dt / h_max);
     if (!(h_max > 0.0)) {
@@ -442,6 +427,79 @@ static psb_sim_state measure(psb_world *world, const psb_model *model) {
                            NULL);
     }
     return psb_sim_measure_model(model);
+}
+
+// The plain model has no blow-up guard, so --reference watches for one as
+// the core's guard does: a point that became NaN or infinite, or moved more
+// than --blowup-size times its body's size in one step (the size of its box
+// when the run started). Keeps each body's last positions (NULL: no memory,
+// then only NaN is looked for). Returns the first body that blew up, or -1,
+// and says why in `why`.
+typedef struct reference_guard {
+    psb_vec3 **last; // per body
+    double *limit;   // per body, m
+    int bodies;
+} reference_guard;
+
+static reference_guard reference_guard_make(const psb_model *model, double blowup_size) {
+    reference_guard g = {0};
+    g.bodies = psb_model_body_count(model);
+    g.last = calloc((size_t)g.bodies, sizeof *g.last);
+    g.limit = calloc((size_t)g.bodies, sizeof *g.limit);
+    for (int b = 0; g.last && g.limit && b < g.bodies; b++) {
+        const int n = psb_model_point_count(model, b);
+        const psb_vec3 *x = psb_model_positions(model, b);
+        g.last[b] = malloc((size_t)n * sizeof(psb_vec3));
+        if (!g.last[b]) {
+            continue;
+        }
+        memcpy(g.last[b], x, (size_t)n * sizeof(psb_vec3));
+        psb_vec3 lo = x[0], hi = x[0];
+        for (int i = 1; i < n; i++) {
+            lo = (psb_vec3){fmin(lo.x, x[i].x), fmin(lo.y, x[i].y), fmin(lo.z, x[i].z)};
+            hi = (psb_vec3){fmax(hi.x, x[i].x), fmax(hi.y, x[i].y), fmax(hi.z, x[i].z)};
+        }
+        const psb_vec3 d = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
+        g.limit[b] = blowup_size * sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+    }
+    return g;
+}
+
+static void reference_guard_free(reference_guard *g) {
+    for (int b = 0; g->last && b < g->bodies; b++) {
+        free(g->last[b]);
+    }
+    free(g->last);
+    free(g->limit);
+}
+
+static int reference_guard_check(reference_guard *g, const psb_model *model, char *why,
+                                 size_t why_size) {
+    for (int b = 0; b < g->bodies; b++) {
+        const int n = psb_model_point_count(model, b);
+        const psb_vec3 *x = psb_model_positions(model, b);
+        for (int i = 0; i < n; i++) {
+            if (!(isfinite(x[i].x) && isfinite(x[i].y) && isfinite(x[i].z))) {
+                snprintf(why, why_size, "point %d became NaN or infinite", i);
+                return b;
+            }
+            if (!g->last || !g->last[b]) {
+                continue;
+            }
+            const psb_vec3 d = {x[i].x - g->last[b][i].x, x[i].y - g->last[b][i].y,
+                                x[i].z - g->last[b][i].z};
+            const double moved = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+            if (moved > g->limit[b]) {
+                snprintf(why, why_size, "point %d moved %.3g m in one step (limit %.3g m)", i,
+                         moved, g->limit[b]);
+                return b;
+            }
+        }
+        if (g->last && g->last[b]) {
+            memcpy(g->last[b], x, (size_t)n * sizeof(psb_vec3));
+        }
+    }
+    return -1;
 }
 
 int psb_cmd_sim(int argc, char **argv) {
@@ -526,14 +584,33 @@ int psb_cmd_sim(int argc, char **argv) {
     }
     int events = 0;
     psb_sim_solver_stats solver = {0};
+    reference_guard guard = {0};
+    if (model) {
+        guard = reference_guard_make(model, psb_world_params(world)->blowup_size);
+    }
+    bool model_blew = false;
     // Step 0, every --every steps and the last, as the CSV's rows: the
     // initial and the final state are always there.
     bool exported = !sim.export_obj || export_frame(&sim, world, &scene, &bar);
-    for (long k = 1; exported && k <= total; k++) {
+    for (long k = 1; exported && !model_blew && k <= total; k++) {
         int blown = 0;
         if (model) {
             psb_model_step(model);
             psb_sim_solver_add(&solver, psb_model_solver_report(model));
+            char why[160];
+            const int body = reference_guard_check(&guard, model, why, sizeof why);
+            if (body >= 0) {
+                // Nothing to recover to: the run stops here.
+                progress_clear(&bar);
+                fprintf(stderr,
+                        "psb sim: step %ld (t = %g s): body %d blew up in the plain model: %s; "
+                        "it has no guard to reset it, so the run stops (try a smaller dt or more "
+                        "substeps)\n",
+                        k, psb_model_time(model), body, why);
+                events++;
+                model_blew = true;
+                total = k;
+            }
         } else {
             blown = psb_world_step(world);
             psb_sim_solver_add(&solver, psb_world_solver_report(world));
@@ -564,13 +641,22 @@ int psb_cmd_sim(int argc, char **argv) {
     // A run cut short by a failed export reports nothing: its state is not
     // the one asked for.
     psb_sim_state final_state = measure(world, model);
+    if (model_blew) {
+        final_state.blowups = 1; // the model's, which the world does not count
+    }
     psb_model_destroy(model);
+    reference_guard_free(&guard);
     if (exported && sim.summary) {
         psb_sim_print_summary(world, &final_state, &solver);
     } else if (exported) {
         psb_sim_print_report(world, what, substeps_auto, &final_state, &solver, wall);
     }
-    if (events > 0) {
+    if (model_blew) {
+        fprintf(stderr,
+                "psb sim: the plain model blew up: the figures are where it stopped "
+                "(exit status %d)\n",
+                PSB_EXIT_BLOWUPS);
+    } else if (events > 0) {
         fprintf(stderr, "psb sim: %d blow-up%s detected and recovered from (exit status %d)\n",
                 events, events == 1 ? "" : "s", PSB_EXIT_BLOWUPS);
     }
