@@ -976,6 +976,16 @@ expect_centroid "the ring's last file" "$tmp/ring/body0_step000005.obj"
 expect_in "$tmp/ring/body0_step000000.obj" '^# world step 0, t = 0 s' "step 0's header"
 expect_in "$tmp/ring/body0_step000005.obj" '^# ring: 16 points' "the ring's header"
 
+# With --reference the plain model steps, not the world: the files still
+# take the model's step and time.
+mkdir "$tmp/ringref"
+run sim --shape ring --points 16 --steps 5 --every 2 --export-obj "$tmp/ringref" --reference
+expect_status 0 "export a ring run by the plain model"
+expect_files "$tmp/ringref" "export with --reference, --steps 5 --every 2" \
+    body0_step000000.obj body0_step000002.obj body0_step000004.obj body0_step000005.obj
+expect_in "$tmp/ringref/body0_step000005.obj" '^# world step 5, t = 0.08333' \
+    "--reference: the last file's header has the model's step and time"
+
 # An icosphere of level 1 (42 points, 80 triangles); --every a divisor of --steps.
 mkdir "$tmp/ico"
 run sim --shape icosphere --subdiv 1 --steps 6 --every 3 --export-obj "$tmp/ico" --summary

@@ -35,21 +35,35 @@ bool psb_export_obj_path(char *out, size_t out_size, const char *dir, int body, 
 /// naming dir and what is wrong (does not exist, is not a folder).
 psb_status psb_export_obj_check_dir(const char *dir, psb_error *err);
 
-/// Writes body `body` of world as it is now into dir (named by
-/// psb_export_obj_path with psb_world_step_count). label (may be NULL) goes
+/// Which frame a file is of: its step (in its name and header) and time
+/// (in its header, s).
+typedef struct psb_export_frame {
+    long step;
+    double time;
+} psb_export_frame;
+
+/// The world's own frame: psb_world_step_count and psb_world_time. (A
+/// world whose bodies another stepper moves, as `psb sim --reference`'s
+/// plain model does, says its own.)
+psb_export_frame psb_export_frame_of(const psb_world *world);
+
+/// Writes body `body` of world as it is now into dir, as frame `frame`
+/// (named by psb_export_obj_path with frame.step). label (may be NULL) goes
 /// into the header. The name written is copied into path (may be NULL).
 /// Fails with PSB_ERR_IO (the file cannot be made, written or renamed: the
 /// message names it and says why; no partial file is left) or
 /// PSB_ERR_INVALID (a point that is not finite: nothing written).
 psb_status psb_export_obj_body(const psb_world *world, int body, const char *label, const char *dir,
-                               char *path, size_t path_size, psb_error *err);
+                               psb_export_frame frame, char *path, size_t path_size,
+                               psb_error *err);
 
 /// Writes every body of world into dir, checking dir first. bodies (may be
 /// NULL) holds psb_world_body_count(world) entries whose labels go into the
 /// headers: a scene's bodies. *written (may be NULL) receives the number of
 /// files written, which on failure is how many were written before it.
 psb_status psb_export_obj_frame(const psb_world *world, const psb_scene_body *bodies,
-                                const char *dir, int *written, psb_error *err);
+                                const char *dir, psb_export_frame frame, int *written,
+                                psb_error *err);
 
 #ifdef __cplusplus
 }

@@ -48,7 +48,8 @@ static void clean_label(char *out, size_t out_size, const char *label) {
 
 // The header, `o`, the points and the surface. False at the first write
 // that fails; errno then says why.
-static bool write_body(FILE *f, const psb_world *world, int body, const char *label) {
+static bool write_body(FILE *f, const psb_world *world, int body, const char *label,
+                       psb_export_frame frame) {
     const psb_body_kind kind = psb_body_get_kind(world, body);
     const int n = psb_body_point_count(world, body);
     const psb_vec3 *x = psb_body_positions(world, body);
@@ -75,8 +76,7 @@ static bool write_body(FILE *f, const psb_world *world, int body, const char *la
                 "# %s: %d points, %s\n"
                 "# world step %ld, t = %.9g s; positions in m\n"
                 "o body%d\n",
-                body, name, kind_name(kind), n, elements, psb_world_step_count(world),
-                psb_world_time(world), body) < 0) {
+                body, name, kind_name(kind), n, elements, frame.step, frame.time, body) < 0) {
         return false;
     }
     // %.17g: every double reads back to the same bits, so a check over the
@@ -116,11 +116,16 @@ static bool write_body(FILE *f, const psb_world *world, int body, const char *la
     return true;
 }
 
+psb_export_frame psb_export_frame_of(const psb_world *world) {
+    return (psb_export_frame){psb_world_step_count(world), psb_world_time(world)};
+}
+
 psb_status psb_export_obj_body(const psb_world *world, int body, const char *label, const char *dir,
-                               char *path, size_t path_size, psb_error *err) {
+                               psb_export_frame frame, char *path, size_t path_size,
+                               psb_error *err) {
     assert(world && dir && "psb_export_obj_body: world and dir must not be NULL");
     char final_path[EXPORT_PATH_SIZE], tmp_path[EXPORT_PATH_SIZE + 8];
-    const long step = psb_world_step_count(world);
+    const long step = frame.step;
     if (!psb_export_obj_path(final_path, sizeof final_path, dir, body, step)) {
         return psb_error_set(err, PSB_ERR_IO, "folder name too long (%zu characters): '%.64s...'",
                              strlen(dir), dir);
@@ -143,7 +148,7 @@ psb_status psb_export_obj_body(const psb_world *world, int body, const char *lab
         return psb_error_set(err, PSB_ERR_IO, "cannot create '%s': %s", tmp_path, strerror(errno));
     }
     errno = 0;
-    bool failed = !write_body(f, world, body, label);
+    bool failed = !write_body(f, world, body, label, frame);
     int why = errno;
     // Data still in the buffer meets a full disk only here.
     if (fclose(f) != 0 && !failed) {
@@ -165,7 +170,8 @@ psb_status psb_export_obj_body(const psb_world *world, int body, const char *lab
 }
 
 psb_status psb_export_obj_frame(const psb_world *world, const psb_scene_body *bodies,
-                                const char *dir, int *written, psb_error *err) {
+                                const char *dir, psb_export_frame frame, int *written,
+                                psb_error *err) {
     if (written) {
         *written = 0;
     }
@@ -174,8 +180,8 @@ psb_status psb_export_obj_frame(const psb_world *world, const psb_scene_body *bo
         return ok;
     }
     for (int b = 0; b < psb_world_body_count(world); b++) {
-        const psb_status status =
-            psb_export_obj_body(world, b, bodies ? bodies[b].label : NULL, dir, NULL, 0, err);
+        const psb_status status = psb_export_obj_body(world, b, bodies ? bodies[b].label : NULL,
+                                                      dir, frame, NULL, 0, err);
         if (status != PSB_OK) {
             return status;
         }

@@ -402,12 +402,15 @@ static void warn_if_unstable(const psb_world *world) {
 // --export-obj: every body's surface at this step, one OBJ file each. False
 // after printing one line on stderr.
 static bool export_frame(const psb_sim_options *sim, const psb_world *world, const psb_scene *scene,
-                         progress *bar) {
+                         const psb_model *model, long step, progress *bar) {
     psb_error err = {0};
     // A scene's bodies have labels for the files' headers; a shape's or a
     // file's have only their index and kind.
     const psb_scene_body *labels = sim->scene ? scene->bodies : NULL;
-    if (psb_export_obj_frame(world, labels, sim->export_obj, NULL, &err) != PSB_OK) {
+    // With --reference the world does not step: the frame is the model's.
+    const psb_export_frame frame =
+        model ? (psb_export_frame){step, psb_model_time(model)} : psb_export_frame_of(world);
+    if (psb_export_obj_frame(world, labels, sim->export_obj, frame, NULL, &err) != PSB_OK) {
         progress_clear(bar);
         fprintf(stderr, "psb sim: --export-obj: %s\n", err.message);
         return false;
@@ -591,7 +594,7 @@ int psb_cmd_sim(int argc, char **argv) {
     bool model_blew = false;
     // Step 0, every --every steps and the last, as the CSV's rows: the
     // initial and the final state are always there.
-    bool exported = !sim.export_obj || export_frame(&sim, world, &scene, &bar);
+    bool exported = !sim.export_obj || export_frame(&sim, world, &scene, model, 0, &bar);
     for (long k = 1; exported && !model_blew && k <= total; k++) {
         int blown = 0;
         if (model) {
@@ -631,7 +634,7 @@ int psb_cmd_sim(int argc, char **argv) {
         }
         if (sim.export_obj && (k % sim.export_every == 0 || k == total)) {
             measure(world, model); // the model's points into the world
-            exported = export_frame(&sim, world, &scene, &bar);
+            exported = export_frame(&sim, world, &scene, model, k, &bar);
         }
         progress_update(&bar, k, total);
     }

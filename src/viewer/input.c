@@ -268,7 +268,8 @@ static void export_frame(app *a) {
     const char *dir = a->config.export_dir;
     int written = 0;
     psb_error err = {0};
-    if (psb_export_obj_frame(a->scene.world, a->scene.bodies, dir, &written, &err) != PSB_OK) {
+    if (psb_export_obj_frame(a->scene.world, a->scene.bodies, dir,
+                             psb_export_frame_of(a->scene.world), &written, &err) != PSB_OK) {
         app_message(a, true, "export: %s", err.message);
         return;
     }
