@@ -1,22 +1,25 @@
 #!/bin/sh
-# The default material of loaded meshes, measured: each real mesh dropped as
+# The default material of loaded meshes, measured: each OBJ file of a folder
+# (the checkout's meshes/ unless told otherwise) dropped as
 # `psb sim --mesh FILE` drops it, with the gas and spring stiffness the
 # loaded-mesh rule gives it (README, "OBJ files"), run for 5 s (300 steps of
 # 1/60 s) with the integrator loaded models run by default (implicit; add
 # -- --integrator NAME for another) on one thread, and the table of what it
 # came to: V/V0 after 5 s (volume over rest volume, summed over the
 # file's bodies), the solver's mean Newton and conjugate-gradient iterations
-# per step, and the wall time. Not a test: it takes a few minutes.
+# per step, and the wall time. A file that `psb info` finds open is run with
+# --fill-holes (marked * in the table). Not a test: it takes a few minutes.
 #
 # usage: scripts/loaded_material.sh [PSB [MESHES_DIR]] [-- EXTRA PSB SIM OPTIONS]
 #   PSB         the psb binary (default: build/psb beside this script)
-#   MESHES_DIR  the real meshes (default: ../shared/meshes-real beside the checkout)
+#   MESHES_DIR  a folder of OBJ files, each run in name order (default: the
+#               checkout's meshes/)
 # Extra options (after --) go to every run, e.g. -- --ks 5000 --tol 0.001.
 set -u
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 psb=$here/build/psb
-meshes=$here/../shared/meshes-real
+meshes=$here/meshes
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then
     psb=$1
     shift
@@ -33,7 +36,7 @@ if [ ! -x "$psb" ]; then
     exit 2
 fi
 if [ ! -d "$meshes" ]; then
-    echo "loaded_material.sh: no meshes folder '$meshes' (pass it as the second argument)" >&2
+    echo "loaded_material.sh: no meshes folder '$meshes' (pass one as the second argument)" >&2
     exit 2
 fi
 
@@ -42,14 +45,14 @@ echo "psb sim --mesh FILE [--fill-holes] --steps 300" \
 printf '%-16s %6s %7s %8s %9s %6s %8s %7s %7s %6s\n' mesh points bodies "nRT J" "ks N/m" \
     "V/V0" newton CG "wall s" blowups
 status=0
-for entry in spot: cow: rocker-arm: teapot:--fill-holes suzanne:--fill-holes \
-    stanford-bunny:--fill-holes; do
-    name=${entry%%:*}
-    fill=${entry#*:}
-    file=$meshes/$name.obj
-    if [ ! -f "$file" ]; then
-        echo "loaded_material.sh: $file not found: skipped" >&2
-        continue
+found=0
+for file in "$meshes"/*.obj; do
+    [ -f "$file" ] || continue
+    found=1
+    name=$(basename "$file" .obj)
+    fill=
+    if ! "$psb" info "$file" >/dev/null 2>&1; then
+        fill=--fill-holes
     fi
     start=$(date +%s.%N)
     # shellcheck disable=SC2086
@@ -71,5 +74,9 @@ for entry in spot: cow: rocker-arm: teapot:--fill-holes suzanne:--fill-holes \
                 v["newton_mean"], v["iterations_mean"], end - start, v["blowups"]
         }'
 done
+if [ $found -eq 0 ]; then
+    echo "loaded_material.sh: no OBJ files (*.obj) in '$meshes'" >&2
+    exit 2
+fi
 echo "* holes filled (--fill-holes); nRT and ks are means over a file's bodies"
 exit $status

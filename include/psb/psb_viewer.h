@@ -61,9 +61,12 @@ const char *psb_viewer_scene_summary(int index);
 int psb_viewer_scene_find(const char *name);
 
 /// Opens the window and runs until it is closed (or config->frames are
-/// drawn). Returns the exit status: 0 normally, 2 when there is no display
-/// or the shaders cannot be found or built (a message on stderr says which),
-/// 1 when something fails while running (a screenshot that cannot be written).
+/// drawn). Returns the exit status: 0 after a clean run; 3 when bodies blew
+/// up during it (found by the blow-up guard and reset, in any scene shown)
+/// and nothing failed, as `psb sim`'s, with a last line on stderr that
+/// counts them; 2 when there is no display or the shaders cannot be found or
+/// built (a message on stderr says which); 1 when something fails while
+/// running (a screenshot that cannot be written).
 int psb_viewer_run(const psb_viewer_config *config);
 
 #ifdef __cplusplus

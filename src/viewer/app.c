@@ -174,16 +174,18 @@ bool app_bodies_box(const app *a, float lo[3], float hi[3]) {
     return isfinite(lo[0] + lo[1] + lo[2] + hi[0] + hi[1] + hi[2]);
 }
 
-// A loaded model's box spans this fraction of the 3D view's height or
-// width, whichever binds: room for the models to swell as the gas goes in
-// (the rocker arm reaches V/V0 1.5, 15 % in each direction) and to bounce.
-#define MODEL_FILL 0.65f
+// The box a loaded model's framing holds spans this fraction of the 3D
+// view's height or width, whichever binds: room for the models to swell as
+// the gas goes in (the rocker arm reaches V/V0 1.5, 15 % in each direction),
+// to spread as they land and to slide.
+#define MODEL_FILL 0.8f
 // A box this much deeper (along z) than wide is seen from its side.
 #define MODEL_DEEP 1.25f
 
-// The 3D camera for loaded models: framed where they will rest, their
-// footprint on the floor as it is now and their height standing on it (they
-// start in the air, drop and inflate where they are); from the front (29
+// The 3D camera for loaded models, set once on load and kept steady: it
+// frames their whole run, the box from the floor to their top as they
+// start (they start in the air, swell there, drop and land where they are,
+// so this box holds where they start, fall and rest); from the front (29
 // degrees above, as the default camera), or from the side (+x) when the
 // models are deeper than wide, so that a long thin part such as the rocker
 // arm shows its broad side instead of its end.
@@ -192,14 +194,16 @@ static void frame_models(app *a) {
     if (!app_bodies_box(a, lo, hi)) {
         return;
     }
-    const float floor_y = (float)psb_world_params(a->scene.world)->floor_y;
-    hi[1] = floor_y + (hi[1] - lo[1]);
-    lo[1] = floor_y;
+    lo[1] = fminf(lo[1], (float)psb_world_params(a->scene.world)->floor_y);
     if (hi[2] - lo[2] > MODEL_DEEP * (hi[0] - lo[0])) {
         a->cam.yaw = 0.5f * 3.14159265f;
     }
     const float aspect = a->view3d.h > 0.0f ? a->view3d.w / a->view3d.h : 1.0f;
     camera_fit_box(&a->cam, aspect, lo, hi, MODEL_FILL);
+    for (int k = 0; k < 3; k++) {
+        a->framed_lo[k] = lo[k];
+        a->framed_hi[k] = hi[k];
+    }
 }
 
 // The scene's reach: the 3D content's top, the 2D content's top and x
@@ -296,6 +300,10 @@ void app_frame_scene(app *a) {
             camera_fit_box(&a->cam, aspect, lo, hi, ARENA_FILL);
         }
     }
+    for (int k = 0; k < 3; k++) {
+        a->framed_lo[k] = INFINITY;
+        a->framed_hi[k] = -INFINITY;
+    }
     if (a->models_loaded) {
         frame_models(a);
     }
@@ -379,7 +387,13 @@ static void step_world(app *a, int substeps) {
         // Shown in the HUD while app_blowup_live says so.
         snprintf(a->blowup, sizeof a->blowup, "%s", psb_world_last_event(world));
         a->blowup_time = psb_world_time(world);
-        fprintf(stderr, "psb view: %s\n", a->blowup);
+        if (a->blowup_steps < MAX_REPORTED_BLOWUPS) {
+            fprintf(stderr, "psb view: %s\n", a->blowup);
+        } else if (a->blowup_steps == MAX_REPORTED_BLOWUPS) {
+            fprintf(stderr, "psb view: more blow-ups: not reported one by one\n");
+        }
+        a->blowup_steps++;
+        a->blowup_count += blown;
     }
     a->steps_window++;
     plots_sample(a);
@@ -702,7 +716,13 @@ int psb_viewer_run(const psb_viewer_config *config) {
         output_report(a, stdout);
     }
     fflush(stdout);
-    const int status = a->exit_status;
+    // A run that had blow-ups says so, as psb sim does; a failure (1) says more.
+    int status = a->exit_status;
+    if (a->blowup_count > 0) {
+        fprintf(stderr, "psb view: %ld blow-up%s detected and recovered from (exit status %d)\n",
+                a->blowup_count, a->blowup_count == 1 ? "" : "s", EXIT_BLOWUPS);
+        status = status != 0 ? status : EXIT_BLOWUPS;
+    }
     app_free(a);
     return status;
 }

@@ -26,7 +26,9 @@ enum {
     TEXT_QUADS = 40000,  ///< capacity of the quad batches (HUD, help, panels)
     AUTO_MSAA = 4,       ///< samples per pixel when the GPU is real
     MAX_PIN_MARKS = 256, ///< pinned points marked in the 3D view (more are counted as dropped)
-    SPHERE_LEVEL = 3,    ///< icosphere level of the static spheres drawn in 3D
+    MAX_REPORTED_BLOWUPS = 10, ///< blow-ups said on stderr one by one (the HUD shows each)
+    EXIT_BLOWUPS = 3,          ///< the exit status of a run that had blow-ups, as psb sim's
+    SPHERE_LEVEL = 3,          ///< icosphere level of the static spheres drawn in 3D
 };
 
 /// Overlays, each toggled by a key.
@@ -254,7 +256,7 @@ typedef struct app {
     double mass;           ///< kg: likewise for the mass
     double gravity;        ///< m/s², in force while gravity_on
     bool gravity_on;
-    bool contact_on; ///< contact between bodies (K), psb_params.body_contact
+    bool contact_on;    ///< contact between bodies (K), psb_params.body_contact
     double restitution; ///< bounce, 0..1
     double friction;    ///< 1/s
     double dt;          ///< the world step, s
@@ -287,6 +289,9 @@ typedef struct app {
     rect view2d, view3d;         ///< the views, side by side between the strips
     rect plot_rect;              ///< the plots, at the left of the bottom strip
     rect table_rect;             ///< the body table, at its right: the plots' legend too
+    rect plot_area[2];           ///< the V/V0 and the pressure plots' data areas (w = 0: none)
+    float plot_t_end;            ///< simulated time at their right edge ("now"), s
+    float plot_newest_x;         ///< where their newest sample is drawn, pixels (NaN: none)
     int legend_count;            ///< bodies with a line in the plots (the table's swatches)
     int legend_body[MAX_BODIES]; ///< which, in the table's order
     rect panel_rect;             ///< the parameter panel, right of the views (w = 0: hidden)
@@ -299,6 +304,9 @@ typedef struct app {
     // {x0, y0, x1, y1} in framebuffer pixels (x0 > x1: none yet): the rings
     // in the 2D view, the other bodies' points in the 3D view. With --report.
     float seen2d[4], seen3d[4];
+    // The box loaded models were framed for (their whole run: from the
+    // floor to their top as they start), m; lo > hi when not framed so.
+    float framed_lo[3], framed_hi[3];
     camera cam;
     double view2d_center[2]; ///< world point at the 2D view's centre, m
     double view2d_scale;     ///< pixels per metre in the 2D view
@@ -356,6 +364,8 @@ typedef struct app {
     bool message_shown;             ///< drawn this frame (not yet expired)
     char blowup[MESSAGE_SIZE];      ///< the last blow-up report ("": cleared)
     double blowup_time;             ///< simulated time of that blow-up, s
+    long blowup_steps;              ///< steps with a blow-up in the whole run (any scene)
+    long blowup_count;              ///< bodies that blew up in them (a body each step it did)
     int text_cut;                   ///< HUD texts cut short this frame for lack of room
     char title_shown[MESSAGE_SIZE]; ///< the HUD's title row (the scene) as drawn last
     int tooltip_body;               ///< body whose shortened name is shown whole (cursor on it; -1)
@@ -427,7 +437,8 @@ bool app_load_scene(app *a, const char *name);
 int app_scene_entry(const app *a);
 /// Frames the scene: the camera and the 2D view as for the default scene,
 /// pulled back for a scene that reaches higher or wider; loaded models
-/// fill most of the 3D view, framed where they will rest.
+/// framed for their whole run (the box from the floor to their top as they
+/// are now, which holds their start in the air, their drop and their rest).
 void app_frame_scene(app *a);
 /// The box around every 3D body's points (rings left out), m; false if none.
 bool app_bodies_box(const app *a, float lo[3], float hi[3]);
@@ -649,6 +660,9 @@ void table_tooltip(app *a);
 /// Where body b's name is in the table (framebuffer pixels); w = 0 when
 /// its row is not shown.
 rect table_name_rect(const app *a, int b);
+/// The bodies with a row in the table: 0 .. table_shown() - 1 (all of them
+/// unless the table is too small even in its compact form).
+int table_shown(const app *a);
 /// Forgets the plotted history.
 void plots_clear(plot_history *p);
 /// Measures every body after a world step and adds a sample.

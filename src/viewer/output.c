@@ -152,6 +152,12 @@ void output_report(const app *a, FILE *out) {
         fprintf(out, "bodies3d_ndc=%.4f,%.4f,%.4f,%.4f\nbodies3d_cover=%.4f\n", r[0], r[1], r[2],
                 r[3], 0.5f * fmaxf(r[2] - r[0], r[3] - r[1]));
     }
+    // The box loaded models were framed for, likewise.
+    if (a->framed_lo[0] <= a->framed_hi[0] &&
+        camera_box_ndc(&a->cam, aspect, a->framed_lo, a->framed_hi, r)) {
+        fprintf(out, "framed3d_ndc=%.4f,%.4f,%.4f,%.4f\nframed3d_cover=%.4f\n", r[0], r[1], r[2],
+                r[3], 0.5f * fmaxf(r[2] - r[0], r[3] - r[1]));
+    }
     const grab_state *g = &a->grab;
     fprintf(out, "grabs=%d\npokes=%d\npoke_body=%d\ngrab_body=%d\n", g->grabs, g->pokes,
             g->last_poke_body, g->body);
@@ -215,6 +221,19 @@ void output_report(const app *a, FILE *out) {
     for (int k = 0; k < a->legend_count; k++) {
         fprintf(out, "%s%d", k ? "," : "", a->legend_body[k]);
     }
+    // The plots' data areas, the time at their right edge ("now") and where
+    // the newest sample is drawn (at that edge).
+    const rect *pa = a->plot_area;
+    fprintf(out,
+            "\nplot_ratio_area=%.1f,%.1f,%.1f,%.1f\nplot_pressure_area=%.1f,%.1f,%.1f,%.1f\n"
+            "plot_t_end=%.4f\nplot_newest_x=%.1f",
+            pa[0].x, pa[0].y, pa[0].w, pa[0].h, pa[1].x, pa[1].y, pa[1].w, pa[1].h, a->plot_t_end,
+            a->plot_newest_x);
+    // The bodies with a row in the body table, in order.
+    fprintf(out, "\ntable_shown=");
+    for (int b = 0; b < table_shown(a); b++) {
+        fprintf(out, "%s%d", b ? "," : "", b);
+    }
     const rect *t = &a->table_rect;
     fprintf(out, "\ntable=%.0f,%.0f,%.0f,%.0f\nlegend_rect=%.0f,%.0f,%.0f,%.0f\n", t->x, t->y, t->w,
             t->h, t->x, t->y, t->w, t->h);
@@ -240,6 +259,8 @@ void output_report(const app *a, FILE *out) {
             a->tooltip_body >= 0 ? a->scene.bodies[a->tooltip_body].label : "");
     fprintf(out, "blowups=%d\nnonfinite_frames=%ld\nload_errors=%d\n", blowups, a->nonfinite_frames,
             a->load_errors);
+    // The whole run's blow-ups, every scene's (the exit status is 3 if any).
+    fprintf(out, "run_blowups=%ld\n", a->blowup_count);
     fprintf(out, "message=%s\nmessage_shown=%d\n", a->message, a->message_shown);
     fprintf(out, "title_shown=%s\n", a->title_shown);
     // The HUD's blow-up line (empty once its cause is gone), texts it cut

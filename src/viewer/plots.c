@@ -1,9 +1,9 @@
 // Live plots under the views: V/V0 and pressure over the last 10 s of
-// simulated time, the ring and the 3D bodies on shared axes (pressure on a
-// log axis, since a ring's N/m and a shell's Pa differ by orders of
-// magnitude). Each body's line is drawn in its own colour, dashed for a 2D
-// body and solid for a 3D one; the body table beside the plots (table.c)
-// is their legend.
+// simulated time, the newest sample at the right edge ("now"): the ring and
+// the 3D bodies on shared axes (pressure on a log axis, since a ring's N/m
+// and a shell's Pa differ by orders of magnitude). Each body's line is
+// drawn in its own colour, dashed for a 2D body and solid for a 3D one;
+// the body table beside the plots (table.c) is their legend.
 #include "app.h"
 
 #include <math.h>
@@ -252,10 +252,13 @@ void plots_build(app *a) {
     const plot_history *p = &a->plots;
     const float s = a->ui_scale, lh = a->line_h;
     const rect r = a->plot_rect;
+    a->plot_area[0] = a->plot_area[1] = (rect){0.0f, 0.0f, 0.0f, 0.0f};
     if (r.h < 4.0f * lh || r.w < 200.0f) {
         return;
     }
-    const float t_end = p->count > 0 ? fmaxf(p->time[slot(p, p->count - 1)], WINDOW_S) : WINDOW_S;
+    // The right edge is now: the newest sample, labelled "now", the left
+    // edge WINDOW_S before it (empty until the run is that long).
+    const float t_end = p->count > 0 ? p->time[slot(p, p->count - 1)] : 0.0f;
     const float left_margin = 6.0f * 6.0f * s, top = 1.6f * lh, bottom = 1.6f * lh;
     const float half = 0.5f * r.w, gap = 3.0f * 6.0f * s;
     plot_area areas[2];
@@ -264,7 +267,10 @@ void plots_build(app *a) {
         areas[k] = (plot_area){x0 + left_margin, r.y + top, half - left_margin - gap,
                                r.h - top - bottom, t_end};
         frame_and_time_axis(a, &areas[k]);
+        a->plot_area[k] = (rect){areas[k].x, areas[k].y, areas[k].w, areas[k].h};
     }
+    a->plot_t_end = t_end;
+    a->plot_newest_x = p->count > 0 ? px_of_time(&areas[0], p->time[slot(p, p->count - 1)]) : NAN;
     const bool first = p->ratio_hi <= p->ratio_lo;
     ratio_plot(a, &areas[0], first);
     pressure_plot(a, &areas[1], first);

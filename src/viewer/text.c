@@ -20,6 +20,24 @@ enum {
 #define CELL_W 8.0f
 #define CELL_H 12.0f
 
+// stb_easy_font draws the digit 0 as its letter O with two pixels inside
+// that the HUD's scale blurs away, so that "O: parameters" reads as
+// "0: parameters". The digit is drawn here instead, a pixel wider than the
+// letter (within the same advance) and slashed corner to corner, as a
+// character LCD draws it:
+//   .###.
+//   #...#
+//   #..##
+//   #.#.#
+//   ##..#
+//   #...#
+//   .###.
+// Rectangles x0, y0, x1, y1 in the font's pixels.
+static const float zero_rects[][4] = {
+    {1, 0, 4, 1}, {0, 1, 1, 6}, {4, 1, 5, 6}, {1, 6, 4, 7}, // the ring
+    {3, 2, 4, 3}, {2, 3, 3, 4}, {1, 4, 2, 5},               // the slash
+};
+
 // Only the characters the font has; others become '?'.
 static int glyph_of(unsigned char c) {
     return c >= 32 && c <= 126 ? c - 32 : '?' - 32;
@@ -53,8 +71,15 @@ bool text_atlas_build(app *a, float scale) {
     for (int g = 0; g < GLYPHS; g++) {
         char text[2] = {(char)(g + 32), '\0'};
         a->text_advance[g] = (float)stb_easy_font_width(text);
-        const int n = stb_easy_font_print(0.0f, 0.0f, text, NULL, quads, (int)sizeof quads);
         unsigned char *cell = pixels + (g / COLUMNS) * ch * tw + (g % COLUMNS) * cw;
+        if (text[0] == '0') {
+            for (size_t q = 0; q < sizeof zero_rects / sizeof zero_rects[0]; q++) {
+                const float *r = zero_rects[q];
+                cover(cell, tw, cw, ch, r[0] * scale, r[1] * scale, r[2] * scale, r[3] * scale);
+            }
+            continue;
+        }
+        const int n = stb_easy_font_print(0.0f, 0.0f, text, NULL, quads, (int)sizeof quads);
         for (int q = 0; q < n; q++) {
             const cvert *v = quads + 4 * q;
             cover(cell, tw, cw, ch, v[0].x * scale, v[0].y * scale, v[2].x * scale, v[2].y * scale);

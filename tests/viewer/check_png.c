@@ -6,8 +6,9 @@
 //       a region (pixels, top left) must hold MIN pixels within 14 degrees of
 //       HUE (0..360) that are saturated and bright enough to be a body colour
 //       (saturation 0.35..1, or SMIN..SMAX for a greyish colour)
-//   check_png --differ A B FRACTION
-//       at least FRACTION of the pixels differ (by more than 24 in a channel)
+//   check_png --differ A B FRACTION [X,Y,W,H]
+//       at least FRACTION of the pixels (of the region, if given) differ (by
+//       more than 24 in a channel)
 //   check_png --same A B X,Y,W,H FRACTION
 //       at most FRACTION of the region's pixels differ, by more than 2 in a
 //       channel (an opaque panel looks the same whatever is behind it)
@@ -15,6 +16,7 @@
 // stderr saying which), 2 on bad usage or an unreadable file.
 #include <math.h>
 #include <stb/stb_image.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,17 +138,34 @@ static double changed_fraction(const unsigned char *a, const unsigned char *b, i
     return n > 0 ? (double)changed / (double)n : 1.0;
 }
 
-static int differ(const char *a_path, const char *b_path, double fraction) {
+// Reads "X,Y,W,H" into r; false (and a message) if it is not one.
+static bool region_of(const char *spec, int r[4]) {
+    if (sscanf(spec, "%d,%d,%d,%d", &r[0], &r[1], &r[2], &r[3]) != 4 || r[2] <= 0 || r[3] <= 0) {
+        fprintf(stderr, "check_png: bad region '%s' (expected X,Y,W,H)\n", spec);
+        return false;
+    }
+    return true;
+}
+
+static int differ(const char *a_path, const char *b_path, double fraction, const char *spec) {
+    int r[4] = {0, 0, 0, 0};
+    if (spec && !region_of(spec, r)) {
+        return 2;
+    }
     unsigned char *a, *b;
     int w, h;
     int status = load_pair(a_path, b_path, &a, &b, &w, &h);
     if (status == 0) {
-        const double f = changed_fraction(a, b, w, h, 0, 0, w, h, 24);
+        if (!spec) {
+            r[2] = w;
+            r[3] = h;
+        }
+        const double f = changed_fraction(a, b, w, h, r[0], r[1], r[2], r[3], 24);
         printf("changed_fraction=%.4f\n", f);
         status = f >= fraction ? 0 : 1;
         if (status) {
-            fprintf(stderr, "check_png: only %.4f of the pixels differ, expected >= %g\n", f,
-                    fraction);
+            fprintf(stderr, "check_png: only %.4f of the pixels%s%s differ, expected >= %g\n", f,
+                    spec ? " of region " : "", spec ? spec : "", fraction);
         }
     }
     stbi_image_free(a);
@@ -155,11 +174,11 @@ static int differ(const char *a_path, const char *b_path, double fraction) {
 }
 
 static int same(const char *a_path, const char *b_path, const char *spec, double fraction) {
-    int x0, y0, rw, rh;
-    if (sscanf(spec, "%d,%d,%d,%d", &x0, &y0, &rw, &rh) != 4 || rw <= 0 || rh <= 0) {
-        fprintf(stderr, "check_png: bad region '%s' (expected X,Y,W,H)\n", spec);
+    int r[4];
+    if (!region_of(spec, r)) {
         return 2;
     }
+    const int x0 = r[0], y0 = r[1], rw = r[2], rh = r[3];
     unsigned char *a, *b;
     int w, h;
     int status = load_pair(a_path, b_path, &a, &b, &w, &h);
@@ -181,12 +200,12 @@ int main(int argc, char **argv) {
     if (argc == 6 && strcmp(argv[1], "--same") == 0) {
         return same(argv[2], argv[3], argv[4], atof(argv[5]));
     }
-    if (argc == 5 && strcmp(argv[1], "--differ") == 0) {
-        return differ(argv[2], argv[3], atof(argv[4]));
+    if ((argc == 5 || argc == 6) && strcmp(argv[1], "--differ") == 0) {
+        return differ(argv[2], argv[3], atof(argv[4]), argc == 6 ? argv[5] : NULL);
     }
     if (argc < 4) {
         fprintf(stderr, "usage: check_png FILE WIDTH HEIGHT [X,Y,W,H:HUE:MIN[:SMIN:SMAX] ...]\n"
-                        "       check_png --differ A B FRACTION\n"
+                        "       check_png --differ A B FRACTION [X,Y,W,H]\n"
                         "       check_png --same A B X,Y,W,H FRACTION\n");
         return 2;
     }

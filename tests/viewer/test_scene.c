@@ -1,12 +1,13 @@
 // The scene builders shared by the viewer, the tests and the benchmark: the
 // default scene has the ring and three spheres with gas in the right order,
 // one solved BDF2 step a frame (with an explicit integrator, sub-steps its
-// bodies can take), and it settles on the floor without a
-// blow-up, every body squashing on landing and jiggling; the other scenes show what they are for
-// (gas order in both modes, shape matching keeping a square a square, a flag that flaps on its
-// pins, bodies bouncing off the planets); meshes added later land in free
-// spots; every body of a scene has a colour of its own; bad input is
-// refused.
+// bodies can take), and it settles on the floor without a blow-up, every
+// body squashing on landing and jiggling; the other scenes show what they
+// are for (gas order in both modes, the pressure scene's bodies squashing
+// and jiggling too, shape matching keeping a square a square, a flag that
+// flaps on its pins, bodies bouncing off the planets); meshes added later
+// land in free spots; every body of a scene has a colour of its own; bad
+// input is refused.
 #include "check.h"
 #include <psb/psb_scene.h>
 
@@ -245,12 +246,36 @@ static void test_same_material(void) {
     psb_scene_destroy(&s);
 }
 
+// How every body of a scene lands (landing_track after each step).
+static void track_landings(const psb_scene *s, int step, void *data) {
+    landing *land = data;
+    const psb_params *p = psb_world_params(s->world);
+    for (int b = 0; b < s->body_count; b++) {
+        landing_track(&land[b], s->world, b, (step + 1) * p->dt, p->floor_y);
+    }
+}
+
 static void test_pressure_scene(void) {
     psb_scene s;
-    if (!run_scene(&s, "pressure", 6.0, NULL, NULL)) {
+    landing land[PSB_SCENE_MAX_BODIES];
+    for (int b = 0; b < PSB_SCENE_MAX_BODIES; b++) {
+        land[b] = (landing){-1.0, INFINITY, 1.0, 0, 0};
+    }
+    if (!run_scene(&s, "pressure", 6.0, track_landings, land)) {
         return;
     }
     CHECK(s.body_count == 6, "%d bodies", s.body_count);
+    // As in the default scene, every body squashes on landing and jiggles,
+    // the three spheres as the three rings do.
+    for (int b = 0; b < s.body_count; b++) {
+        printf("pressure scene, %s: landed at %.2f s, squashed to %.3f, %d swings in %g s\n",
+               s.bodies[b].label, land[b].touched, land[b].squash, land[b].swings, LANDING_S);
+        CHECK(land[b].touched >= 0.0, "pressure scene: %s never landed", s.bodies[b].label);
+        CHECK(land[b].squash <= 0.92, "pressure scene: %s did not squash on landing: %.3f",
+              s.bodies[b].label, land[b].squash);
+        CHECK(land[b].swings >= 3, "pressure scene: %s did not jiggle: %d swings",
+              s.bodies[b].label, land[b].swings);
+    }
     for (int m = 0; m < 2; m++) {
         const psb_body_kind kind = m == 0 ? PSB_RING : PSB_SHELL;
         for (int k = 0; k < 3; k++) {

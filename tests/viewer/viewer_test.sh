@@ -46,14 +46,17 @@ distance() {
         printf "%.6f\n", sqrt((a[1]-b[1])^2 + (a[2]-b[2])^2 + (a[3]-b[3])^2) }'
 }
 
-# view FRAMES [ARGS...]: runs the viewer with a report into $tmp/report, stderr into $tmp/err.
+# view FRAMES [ARGS...]: runs the viewer with a report into $tmp/report,
+# stderr into $tmp/err; it must exit with $want_rc (0: a clean run; 3 for
+# a run with blow-ups).
+want_rc=0
 view() {
     frames=$1
     shift
     "$psb" view --frames "$frames" --report "$@" >"$tmp/report" 2>"$tmp/err"
     rc=$?
-    if [ $rc -ne 0 ]; then
-        fail "psb view exited with $rc"
+    if [ $rc -ne "$want_rc" ]; then
+        fail "psb view exited with $rc, expected $want_rc"
         cat "$tmp/err" >&2
     fi
 }
@@ -348,9 +351,9 @@ shaders)
     "$tmp/prefix/bin/psb" view --frames 2 --report >"$tmp/report" 2>"$tmp/err" ||
         fail "the installed psb view failed: $(cat "$tmp/err")"
     expect shader_dir "$tmp/prefix/bin/../share/psb/shaders" "$tmp/report"
-    # ... and the installed meshes, the models scene's three.
+    # ... and the installed meshes, the models scene's four.
     expect meshes_dir "$tmp/prefix/bin/../share/psb/meshes" "$tmp/report"
-    expect model_entries 3 "$tmp/report"
+    expect model_entries 4 "$tmp/report"
     ;;
 script_errors)
     printf '10 mouse_move 1 2\n12 mouse_jump 3 4\n' >"$tmp/script"
@@ -369,8 +372,7 @@ scenes)
     # Every scene of the table (as `psb view --help` lists them) renders, is
     # not blank, and shows its colours where they belong.
     # (The models scene on a folder of one small model: the real ones are
-    # slow under the sanitizers; it frames its model where it comes to rest,
-    # as frame_models checks, so its drop is not checked here.)
+    # slow under the sanitizers.)
     names=$("$psb" view --help | sed -n 's/^  [0-9][0-9]* \([a-z0-9_-]*\) .*/\1/p')
     [ "$(echo "$names" | wc -w)" -ge 7 ] || fail "the help lists too few scenes: $names"
     mkdir "$tmp/models"
@@ -416,11 +418,7 @@ scenes)
         esac
         "$check_png" "$tmp/$name.png" 1280 720 "$@" || fail "scene $name: the picture is wrong"
         check_layout 1280 720 "scene $name"
-        if [ "$name" = models ]; then
-            inside "$v2" "$(get bodies2d_px "$tmp/report")" || fail "scene models: the ring left its view"
-        else
-            framed "scene $name"
-        fi
+        framed "scene $name"
     done
     ;;
 switch)
@@ -682,27 +680,38 @@ legend)
     # The pressure and shape scenes: the plots' legend lists all 6 bodies; no
     # two share a colour; ring k and 3D body k + 3 share a hue, the ring
     # lighter, its line dashed where the 3D body's is solid; the legend
-    # shows the three hues.
-    for name in pressure shape; do
-        view 30 --scene "$name" --screenshot "$tmp/$name.png"
-        grep -E '^(legend|body[0-9]_(color|line))' "$tmp/report"
-        expect legend 0,1,2,3,4,5 "$tmp/report"
-        for b in 0 1 2; do
-            expect "body${b}_line" dashed "$tmp/report"
-            expect "body$((b + 3))_line" solid "$tmp/report"
-        done
-        sed -n 's/^body[0-9]*_color=//p' "$tmp/report" >"$tmp/colours"
-        [ "$(sort -u "$tmp/colours" | wc -l)" -eq 6 ] || fail "$name: bodies share a colour"
-        awk -F, 'function hue(r, g, b,   mx, mn) {
+    # shows the three hues. The planets scene likewise pairs its two rings
+    # with the first two of its three balls (ring k drops where ball k does).
+    # paired COLOURS PAIRS: each pair "A:B" of lines (1-based) of COLOURS
+    # has one hue, A lighter.
+    paired() {
+        awk -F, -v pairs="$2" 'function hue(r, g, b,   mx, mn) {
                 mx = r > g ? (r > b ? r : b) : (g > b ? g : b)
                 mn = r < g ? (r < b ? r : b) : (g < b ? g : b)
                 if (mx == r) return (60 * (g - b) / (mx - mn) + 360) % 360
                 if (mx == g) return 60 * (b - r) / (mx - mn) + 120
                 return 60 * (r - g) / (mx - mn) + 240 }
             { h[NR] = hue($1, $2, $3); sum[NR] = $1 + $2 + $3 }
-            END { for (k = 1; k <= 3; k++) {
-                d = h[k] - h[k + 3]; d = d < 0 ? -d : d
-                if (d > 1 || sum[k] <= sum[k + 3] + 0.2) exit 1 } }' "$tmp/colours" ||
+            END { n = split(pairs, list, " ")
+                for (k = 1; k <= n; k++) {
+                    split(list[k], ab, ":"); a = ab[1]; b = ab[2]
+                    d = h[a] - h[b]; d = d < 0 ? -d : d
+                    if (d > 1 || sum[a] <= sum[b] + 0.2) exit 1 } }' "$1"
+    }
+    for name in pressure shape planets; do
+        view 30 --scene "$name" --screenshot "$tmp/$name.png"
+        grep -E '^(legend|body[0-9]_(color|line))' "$tmp/report"
+        rings=3 bodies=6 pairs="1:4 2:5 3:6"
+        [ "$name" = planets ] && rings=2 bodies=5 pairs="1:3 2:4"
+        expect legend "$(seq -s, 0 $((bodies - 1)))" "$tmp/report"
+        for b in $(seq 0 $((bodies - 1))); do
+            line=solid
+            [ "$b" -lt "$rings" ] && line=dashed
+            expect "body${b}_line" "$line" "$tmp/report"
+        done
+        sed -n 's/^body[0-9]*_color=//p' "$tmp/report" >"$tmp/colours"
+        [ "$(sort -u "$tmp/colours" | wc -l)" -eq "$bodies" ] || fail "$name: bodies share a colour"
+        paired "$tmp/colours" "$pairs" ||
             fail "$name: a ring does not share its 3D partner's hue, lighter: $(cat "$tmp/colours")"
         legend=$(get legend_rect "$tmp/report")
         hues="216 129 0"
@@ -711,6 +720,35 @@ legend)
         for h in $hues; do set -- "$@" "$legend:$h:60:0.15:1"; done
         "$check_png" "$tmp/$name.png" 1280 720 "$@" || fail "$name: the legend lacks a colour"
     done
+    # The pile's 24 bodies: every one has a row in the body table (the
+    # compact table, in groups side by side) and --report says so; each name
+    # whole, inside the table, in its own place and drawn in its colour;
+    # nothing cut short.
+    view 30 --scene pile --screenshot "$tmp/pile.png"
+    all=$(seq -s, 0 23)
+    expect legend "$all" "$tmp/report"
+    expect table_shown "$all" "$tmp/report"
+    expect text_cut 0 "$tmp/report"
+    table=$(get table "$tmp/report")
+    set --
+    for b in $(seq 0 23); do
+        at=$(get "body${b}_table_name_at" "$tmp/report")
+        inside "$table" "$(echo "$at" | awk -F, '{ print $1 "," $2 "," $1 + $3 "," $2 + $4 }')" ||
+            fail "pile: body $b's name at '$at' is not in the table $table"
+        label=$(sed -n "s/^body$b=\(.*\) volume=.*/\1/p" "$tmp/report")
+        expect "body${b}_table_name" "$label" "$tmp/report"
+        echo "$at"
+        hue=$(get "body${b}_color" "$tmp/report" | awk -F, '{ r = $1; g = $2; b = $3
+            mx = r > g ? (r > b ? r : b) : (g > b ? g : b)
+            mn = r < g ? (r < b ? r : b) : (g < b ? g : b)
+            if (mx == r) h = (60 * (g - b) / (mx - mn) + 360) % 360
+            else if (mx == g) h = 60 * (b - r) / (mx - mn) + 120
+            else h = 60 * (r - g) / (mx - mn) + 240
+            printf "%.0f\n", h }')
+        set -- "$@" "$at:$hue:8:0.2:1"
+    done >"$tmp/places"
+    [ "$(sort -u "$tmp/places" | wc -l)" -eq 24 ] || fail "pile: two names share a place"
+    "$check_png" "$tmp/pile.png" 1280 720 "$@" || fail "pile: a name is not drawn in its colour"
     ;;
 hud)
     # The help names as many digit keys as there are scenes.
@@ -718,7 +756,9 @@ hud)
     scenes=$(grep -c '^  [0-9][0-9]* [a-z]' "$tmp/help")
     grep -q "keys 1-$scenes in the window" "$tmp/help" || fail "the help does not say keys 1-$scenes"
     grep -q '1-9' "$tmp/help" && fail "the help still says 1-9"
-    # Explicit Euler at two sub-steps blows up: the HUD shows the report whole.
+    # Explicit Euler at two sub-steps blows up (exit status 3): the HUD shows
+    # the report whole.
+    want_rc=3
     view 60 --integrator euler --substeps 2
     grep -q '^blowup_shown=body [0-9]* blew up at' "$tmp/report" || fail "no blow-up line"
     expect text_cut 0 "$tmp/report"
@@ -730,6 +770,7 @@ hud)
     printf '40 key SPACE\n41 key R\n' >"$tmp/script"
     view 60 --integrator euler --substeps 2 --input-script "$tmp/script"
     expect blowup_shown "" "$tmp/report"
+    want_rc=0
     # A message expires: G's is shown at once, gone 6 s later.
     printf '5 key G\n' >"$tmp/script"
     view 20 --scene ring --input-script "$tmp/script"
@@ -776,26 +817,41 @@ orbit_rate)
         fail "a wheel step zoomed from $distance0 to $(get camera_distance "$tmp/report")"
     ;;
 frame_models)
-    # A loaded model is framed where it comes to rest: its box fills 50-75 %
-    # of the 3D view's height or width and lies inside the view. A long box,
-    # 2.5 times deeper (along z) than wide, is seen from its side (yaw 90
-    # degrees), not end-on, as the rocker arm is; Z frames it so again after
-    # an orbit and a zoom. (Small meshes: this runs under the sanitizers too.)
-    framed() {
-        grep -E '^(camera|bodies3d)' "$tmp/report"
-        awk -F'[=,]' '/^bodies3d_cover=/ { c = $2 }
-            /^bodies3d_ndc=/ { inside = $2 > -0.98 && $3 > -0.98 && $4 < 0.98 && $5 < 0.98 }
-            END { exit !(c >= 0.5 && c <= 0.75 && inside) }' "$tmp/report" ||
-            fail "$1: the model's box covers $(get bodies3d_cover "$tmp/report") of the view at $(get bodies3d_ndc "$tmp/report")"
+    # A loaded model is framed once, on load, for its whole run: the box from
+    # the floor to its top as it starts (it swells in the air, drops, lands
+    # and rests where it is) fills 70-85 % of the 3D view's height or width
+    # and lies inside the view; the camera then stays where it is, and the
+    # model is drawn inside the view all the run long (framed), from its
+    # first frame high in the air to its rest; at rest it still fills a
+    # quarter of the view. A long box, 2.5 times deeper (along z) than wide,
+    # is seen from its side (yaw 90 degrees), not end-on, as the rocker arm
+    # is; Z frames the box where it rests again after an orbit and a zoom.
+    # (Small meshes: this runs under the sanitizers too; models_real checks
+    # Spot's drop.)
+    fills() { # fills WHAT LO HI: the framed box covers LO..HI of the view, inside it
+        grep -E '^(camera|bodies3d|framed3d)' "$tmp/report"
+        awk -F'[=,]' -v lo="$2" -v hi="$3" '/^framed3d_cover=/ { c = $2 }
+            /^framed3d_ndc=/ { inside = $2 > -0.98 && $3 > -0.98 && $4 < 0.98 && $5 < 0.98 }
+            END { exit !(c >= lo && c <= hi && inside) }' "$tmp/report" ||
+            fail "$1: the framed box covers $(get framed3d_cover "$tmp/report") of the view" \
+                "at $(get framed3d_ndc "$tmp/report")"
     }
     awk '/^v / { print "v", $2, $3, 2.5 * $4; next } { print }' "$data/box.obj" >"$tmp/long.obj"
+    view 2 "$tmp/long.obj"
+    camera_start=$(grep '^camera' "$tmp/report")
     view 120 "$tmp/long.obj"
     expect camera_yaw 1.570796 "$tmp/report"
     expect camera_pitch 0.500000 "$tmp/report"
-    framed "the long box on load"
+    [ "$(grep '^camera' "$tmp/report")" = "$camera_start" ] || fail "the camera moved by itself"
+    fills "the long box on load" 0.7 0.85
+    framed "the long box's drop"
+    awk -F= '/^bodies3d_cover=/ { exit !($2 >= 0.25) }' "$tmp/report" ||
+        fail "the long box at rest covers only $(get bodies3d_cover "$tmp/report") of the view"
+    awk -F'[=,]' '/^bodies3d_lo=/ { exit !($3 < 0.01) }' "$tmp/report" ||
+        fail "the long box has not landed: $(get bodies3d_lo "$tmp/report")"
     sane
     # A cube is as deep as wide: seen from the front, and so again after
-    # an orbit, a zoom and Z.
+    # an orbit, a zoom and Z, which frames it where it rests.
     cat >"$tmp/script" <<'END'
 100 mouse_move 1250 480
 101 mouse_down left
@@ -807,7 +863,9 @@ END
     view 150 "$data/box.obj" --input-script "$tmp/script"
     expect camera_yaw 0.000000 "$tmp/report"
     expect camera_pitch 0.500000 "$tmp/report"
-    framed "the box after Z"
+    fills "the box after Z" 0.7 0.85
+    awk -F= '/^bodies3d_cover=/ { exit !($2 >= 0.6) }' "$tmp/report" ||
+        fail "Z framed the box at rest to cover only $(get bodies3d_cover "$tmp/report")"
     # Several models at once stand side by side (along x, 1 m apart at
     # least: more than the two fitted radii), and are framed together.
     view 120 "$data/box.obj" "$tmp/long.obj"
@@ -816,7 +874,8 @@ END
         END { dx = x1 - x2; dz = z1 - z2
             exit !((dx > 1 || dx < -1) && dz < 0.1 && dz > -0.1) }' "$tmp/report" ||
         fail "the two models are not side by side: $(grep '^body[12]_centroid' "$tmp/report")"
-    framed "two models"
+    fills "two models" 0.7 0.85
+    framed "two models' drop"
     sane
     ;;
 models)
@@ -921,18 +980,21 @@ models)
 models_real)
     # Without --meshes the models scene finds the source tree's meshes/
     # (the installed one: the shaders test); one short run of Spot, from a
-    # folder of its own, framed from its side where it will rest (it is
-    # deeper than wide); a name too long for the HUD's title row is
+    # folder of its own, framed from its side (it is deeper than wide) for
+    # its whole drop; a name too long for the HUD's title row is
     # shortened in the middle there.
     view 1
     expect meshes_dir "$(cd "$data/../.." && pwd)/meshes" "$tmp/report"
-    expect model_entries 3 "$tmp/report"
+    expect model_entries "$(ls "$data/../../meshes/"*.obj | wc -l)" "$tmp/report"
     mkdir "$tmp/spot"
     cp "$data/../../meshes/spot.obj" "$tmp/spot/"
     view 20 --scene models --meshes "$tmp/spot"
     expect model_name spot.obj "$tmp/report"
     expect bodies 2 "$tmp/report"
     expect camera_yaw 1.570796 "$tmp/report"
+    # ... all of it in the view from its first frame, high in the air (it
+    # once showed only its feet).
+    framed "Spot's start"
     grep -q '^message=model 1/1: spot.obj, 1 body, 2930 points ' "$tmp/report" ||
         fail "Spot: $(get message "$tmp/report")"
     expect blowups 0 "$tmp/report"
@@ -1044,7 +1106,9 @@ layout)
 34 key C
 40 key SPACE
 END
+    want_rc=3
     view 45 --input-script "$tmp/script" --integrator euler --substeps 2
+    want_rc=0
     check_layout 1280 720 "paused, overlays on, a blow-up"
     expect paused 1 "$tmp/report"
     expect message_shown 1 "$tmp/report"
@@ -1484,6 +1548,79 @@ END
     view 8 --scene flag --input-script "$tmp/script"
     expect body1_mass 0.5 "$tmp/report"
     expect body0_mass 2 "$tmp/report"
+    ;;
+plots_time)
+    # The plots' time axis reads "-10 s ... now": the newest sample is drawn
+    # at the right edge, "now", from the first second on (it was drawn at
+    # its time t for the first 10 s, a tenth of the way across at 1 s), and
+    # after 10 s too. The spheres' solid lines reach that edge: their
+    # colours in the last 6 % of the V/V0 plot.
+    for frames in 60 620; do
+        view "$frames" --screenshot "$tmp/plots.png"
+        area=$(get plot_ratio_area "$tmp/report")
+        newest=$(get plot_newest_x "$tmp/report")
+        echo "after $frames frames: V/V0 plot at $area, t at its right edge" \
+            "$(get plot_t_end "$tmp/report") s, newest sample at x $newest"
+        echo "$area $newest" | awk '{ split($1, r, ","); d = $2 - (r[1] + r[3])
+            exit !(NF == 2 && r[3] > 100 && d < 0.5 && d > -0.5) }' ||
+            fail "after $frames frames the newest sample is at x $newest, not at the right edge of $area"
+        awk -F= -v t="$(get sim_time "$tmp/report")" \
+            '/^plot_t_end=/ { d = t - $2; exit !(d >= 0 && d < 0.02) }' "$tmp/report" ||
+            fail "after $frames frames the right edge is at $(get plot_t_end "$tmp/report") s"
+        edge=$(echo "$area" | awk -F, '{ printf "%d,%d,%d,%d\n", $1 + 0.94 * $3, $2, 0.06 * $3 + 1, $4 }')
+        "$check_png" "$tmp/plots.png" 1280 720 "$edge:216:3" "$edge:129:3" "$edge:0:3" ||
+            fail "after $frames frames the lines do not reach the right edge ($edge)"
+    done
+    ;;
+glyphs)
+    # The letter O and the digit 0 look different wherever text is drawn
+    # (the font drew 0 as O with two faint pixels inside, so that the HUD's
+    # "O: parameters" read "0: parameters"): two runs alike but for a
+    # model's name, OOOOOO.obj or 000000.obj, differ in a tenth of the
+    # pixels where the body table shows the name at least.
+    for name in OOOOOO 000000; do
+        cp "$data/box.obj" "$tmp/$name.obj"
+        view 2 "$tmp/$name.obj" --screenshot "$tmp/$name.png"
+        expect body1_table_name "$name.obj" "$tmp/report"
+        at=$(get body1_table_name_at "$tmp/report")
+    done
+    # The six letters' place: six glyphs of 6 px at scale 1.
+    glyphs=$(echo "$at" | awk -F, -v s="$(get ui_scale "$tmp/report")" \
+        '{ printf "%d,%d,%d,%d\n", $1, $2, 36 * s, $4 }')
+    "$check_png" --differ "$tmp/OOOOOO.png" "$tmp/000000.png" 0.1 "$glyphs" ||
+        fail "O and 0 look alike at $glyphs"
+    ;;
+blowup_status)
+    # psb view's exit status says that a run had blow-ups, as psb sim's
+    # does: 3, and a last line on stderr that counts them (as --report's
+    # blowups does), after the first ten said one by one; still 3 after
+    # a switch to a stable integrator and another scene, whose world is
+    # clean; 1 where the run also failed (a screenshot that cannot be
+    # written); 0 for a clean run.
+    want_rc=3
+    view 60 --integrator euler --substeps 2
+    n=$(get blowups "$tmp/report")
+    echo "$n blow-ups; stderr ends: $(tail -n 2 "$tmp/err")"
+    [ "${n:-0}" -gt 10 ] || fail "explicit Euler at 2 sub-steps: $n blow-ups"
+    expect run_blowups "$n" "$tmp/report"
+    [ "$(tail -n 1 "$tmp/err")" = "psb view: $n blow-ups detected and recovered from (exit status 3)" ] ||
+        fail "the last line on stderr: $(tail -n 1 "$tmp/err")"
+    [ "$(grep -c ' blew up at ' "$tmp/err")" -le 10 ] || fail "more than 10 blow-ups said one by one"
+    grep -q '^psb view: more blow-ups: not reported one by one$' "$tmp/err" ||
+        fail "stderr does not say that it stops saying each blow-up"
+    printf '30 key I shift\n31 key 2\n' >"$tmp/script"
+    view 60 --integrator euler --substeps 2 --input-script "$tmp/script"
+    expect scene pressure "$tmp/report"
+    expect integrator bdf2 "$tmp/report"
+    expect blowups 0 "$tmp/report"
+    awk -F= '/^run_blowups=/ { exit !($2 > 0) }' "$tmp/report" ||
+        fail "the run's blow-ups were forgotten: $(get run_blowups "$tmp/report")"
+    want_rc=1
+    view 30 --integrator euler --substeps 2 --screenshot "$tmp/none/shot.png"
+    want_rc=0
+    view 30
+    expect run_blowups 0 "$tmp/report"
+    [ ! -s "$tmp/err" ] || fail "a clean run wrote on stderr: $(cat "$tmp/err")"
     ;;
 *)
     echo "viewer_test.sh: unknown test '$test_name'" >&2
