@@ -1,7 +1,7 @@
 // The controls: the parameters that the keys and the parameter panel set
 // (the gas, the material's stiffness, damping and mass, gravity,
 // restitution, friction, the step dt and the integrator), kept across scene
-// changes and written into the world by app_apply_controls. Each is an
+// changes and written into the world by controls_apply. Each is an
 // entry of the core's parameter table, which gives its unit, its range and
 // its slider's scale and span: the viewer writes no range of its own.
 //
@@ -10,7 +10,9 @@
 // scene's material's values: a body built with the material takes the
 // value, a body built with its own (the flag's cloth, a loaded model's
 // stiffness) scales with it, value / material.
-#include "app.h"
+#include "controls.h"
+
+#include "status.h"
 
 #include <assert.h>
 #include <math.h>
@@ -79,7 +81,10 @@ void controls_init(app *a) {
     a->integrator_chosen = a->config.integrator_given;
 }
 
-double app_body_value(double built, double material_value, double value) {
+// A body's value of a material parameter: `value` where it was built with
+// the material's (material_value), else its own scaled as value /
+// material_value.
+static double scale_with_material(double built, double material_value, double value) {
     if (built == material_value) {
         return value;
     }
@@ -161,11 +166,11 @@ static double body_value(const app *a, control c, int b, double v) {
             ring.params.body.spring_k = v;
             return psb_scene_sphere_spring_k(&ring, a->scene.bodies[b].rest_volume);
         }
-        return app_body_value(a->built_spring_k[b], material(a)->spring_k, v);
+        return scale_with_material(a->built_spring_k[b], material(a)->spring_k, v);
     case CONTROL_KD:
-        return app_body_value(a->built_damping[b], material(a)->spring_damping, v);
+        return scale_with_material(a->built_damping[b], material(a)->spring_damping, v);
     default:
-        return app_body_value(a->built_mass[b], material(a)->mass, v);
+        return scale_with_material(a->built_mass[b], material(a)->mass, v);
     }
 }
 
@@ -371,30 +376,30 @@ static void say(app *a, control c, const char *extra) {
     control_format(a, c, control_value(a, c), shown, sizeof shown);
     if (c == CONTROL_INTEGRATOR || c == CONTROL_DT) {
         const int n = psb_world_params(a->scene.world)->substeps;
-        app_message(a, false, "%s %s%s, %d sub-step%s", infos[c].label, shown, extra, n,
-                    n == 1 ? "" : "s");
+        status_message(a, false, "%s %s%s, %d sub-step%s", infos[c].label, shown, extra, n,
+                       n == 1 ? "" : "s");
     } else {
-        app_message(a, false, "%s %s%s", infos[c].label, shown, extra);
+        status_message(a, false, "%s %s%s", infos[c].label, shown, extra);
     }
 }
 
 bool control_set(app *a, control c, double v, char *why, size_t size) {
     if (!control_check(a, c, v, why, size)) {
-        app_message(a, true, "%s", why);
+        status_message(a, true, "%s", why);
         return false;
     }
     const double old = control_value(a, c);
     const bool old_on = a->gravity_on, old_chosen = a->integrator_chosen;
     put(a, c, v);
-    if (!app_apply_controls(a)) {
+    if (!controls_apply(a)) {
         // The world refused what the table allows (a rule across fields):
         // back to what was in force.
         snprintf(why, size, "%s", a->message);
         put(a, c, old);
         a->gravity_on = old_on;
         a->integrator_chosen = old_chosen;
-        app_apply_controls(a);
-        app_message(a, true, "%s", why);
+        controls_apply(a);
+        status_message(a, true, "%s", why);
         return false;
     }
     say(a, c, "");
@@ -418,7 +423,7 @@ static void put_default(app *a, control c) {
 
 void control_reset(app *a, control c) {
     put_default(a, c);
-    app_apply_controls(a);
+    controls_apply(a);
     say(a, c, " (its default)");
 }
 
@@ -426,11 +431,11 @@ void controls_reset(app *a) {
     for (int c = 0; c < CONTROL_COUNT; c++) {
         put_default(a, (control)c);
     }
-    app_apply_controls(a);
-    app_message(a, false, "every parameter back to its default");
+    controls_apply(a);
+    status_message(a, false, "every parameter back to its default");
 }
 
-bool app_apply_controls(app *a) {
+bool controls_apply(app *a) {
     psb_scene *s = &a->scene;
     const psb_scene_config *c = &a->config.scene_config;
     psb_error err = {0};
@@ -447,7 +452,7 @@ bool app_apply_controls(app *a) {
             p.shape_damping = on ? c->shape_damping : 0.0;
         }
         if (psb_body_set_params(s->world, b, &p, &err) != PSB_OK) {
-            app_message(a, true, "%s", err.message);
+            status_message(a, true, "%s", err.message);
             ok = false;
         }
     }
@@ -462,7 +467,7 @@ bool app_apply_controls(app *a) {
     params.wind_turbulence = a->wind_on ? a->wind_turbulence : 0.0;
     if (psb_world_set_params(s->world, &params, &err) != PSB_OK ||
         psb_scene_refresh_substeps(s, &err) != PSB_OK) {
-        app_message(a, true, "%s", err.message);
+        status_message(a, true, "%s", err.message);
         ok = false;
     }
     // A blow-up's cause is gone once the step is within its stable limit
@@ -470,7 +475,7 @@ bool app_apply_controls(app *a) {
     const psb_params *now = psb_world_params(s->world);
     if (psb_integrator_is_implicit(now->integrator) ||
         now->dt / now->substeps <= s->stable_substep) {
-        a->blowup[0] = '\0';
+        status_blowup_clear(a);
     }
     return ok;
 }

@@ -1,6 +1,16 @@
 // Mouse and keyboard: orbit, pan, zoom; grab, drag, poke and pin bodies in
 // both views (what is under the cursor: pick.c); the keys.
-#include "app.h"
+#include "input.h"
+
+#include "controls.h"
+#include "layout.h"
+#include "models.h"
+#include "panel.h"
+#include "pick.h"
+#include "poke.h"
+#include "scenes.h"
+#include "stage.h"
+#include "status.h"
 #include <psb/psb_export.h>
 
 #include <math.h>
@@ -67,7 +77,7 @@ static bool move_pin(app *a, int b, int point, psb_vec3 at) {
     }
     psb_error err = {0};
     if (psb_body_pin(a->scene.world, b, point, at, &err) != PSB_OK) {
-        app_message(a, true, "pin: %s", err.message);
+        status_message(a, true, "pin: %s", err.message);
         return false;
     }
     g->pin_body = b;
@@ -259,7 +269,7 @@ static void request_screenshot(app *a) {
             return;
         }
     }
-    app_message(a, true, "screenshot: psb-screenshot-001..999.png are all taken");
+    status_message(a, true, "screenshot: psb-screenshot-001..999.png are all taken");
 }
 
 // E: every body as it is now, one OBJ file each, into --export-dir; as
@@ -270,18 +280,18 @@ static void export_frame(app *a) {
     psb_error err = {0};
     if (psb_export_obj_frame(a->scene.world, a->scene.bodies, dir,
                              psb_export_frame_of(a->scene.world), &written, &err) != PSB_OK) {
-        app_message(a, true, "export: %s", err.message);
+        status_message(a, true, "export: %s", err.message);
         return;
     }
     char first[PATH_SIZE];
     psb_export_obj_path(first, sizeof first, dir, 0, psb_world_step_count(a->scene.world));
-    app_message(a, false, "export: wrote %d file%s: %s%s", written, written == 1 ? "" : "s", first,
-                written > 1 ? " ..." : "");
+    status_message(a, false, "export: wrote %d file%s: %s%s", written, written == 1 ? "" : "s",
+                   first, written > 1 ? " ..." : "");
 }
 
 static void toggle_overlay(app *a, overlay which, const char *name) {
     a->overlay[which] = !a->overlay[which];
-    app_message(a, false, "%s %s", name, a->overlay[which] ? "on" : "off");
+    status_message(a, false, "%s %s", name, a->overlay[which] ? "on" : "off");
 }
 
 // Keys that repeat while held: the controls that scale (within the
@@ -366,7 +376,7 @@ static void toggle_pin(app *a) {
     psb_world *w = a->scene.world;
     int body = g->body, point = g->point;
     if (body < 0 && !pin_under_cursor(a, &body, &point) && !point_under_cursor(a, &body, &point)) {
-        app_message(a, false, "T: grab a point first (or point at a body), then T pins it");
+        status_message(a, false, "T: grab a point first (or point at a body), then T pins it");
         return;
     }
     const char *label = a->scene.bodies[body].label;
@@ -375,8 +385,8 @@ static void toggle_pin(app *a) {
         g->unpins++;
         g->pin_body = body;
         g->pin_point = point;
-        app_message(a, false, "unpinned point %d of %s (%d pinned)", point, label,
-                    psb_body_pin_count(w, body));
+        status_message(a, false, "unpinned point %d of %s (%d pinned)", point, label,
+                       psb_body_pin_count(w, body));
         return;
     }
     const psb_vec3 at = body == g->body ? g->target : psb_body_positions(w, body)[point];
@@ -387,10 +397,11 @@ static void toggle_pin(app *a) {
         g->pin_offset = (psb_vec3){0.0, 0.0, 0.0};
     }
     g->pins++;
-    app_message(a, false,
-                "pinned point %d of %s at (%.2f, %.2f, %.2f) m; drag it to move the pin, T on it "
-                "to free it",
-                point, label, g->pin_at.x, g->pin_at.y, g->pin_at.z);
+    status_message(
+        a, false,
+        "pinned point %d of %s at (%.2f, %.2f, %.2f) m; drag it to move the pin, T on it "
+        "to free it",
+        point, label, g->pin_at.x, g->pin_at.y, g->pin_at.z);
 }
 
 // M: shape matching off for every body when any has it, else on for every
@@ -403,13 +414,14 @@ static void toggle_shape(app *a) {
         any = any || p->shape_k > 0.0 || p->shape_damping > 0.0;
     }
     a->shape = any ? SHAPE_ALL_OFF : SHAPE_ALL_ON;
-    app_apply_controls(a);
+    controls_apply(a);
     const psb_scene_config *c = &a->config.scene_config;
     if (any) {
-        app_message(a, false, "shape matching off for every body");
+        status_message(a, false, "shape matching off for every body");
     } else {
-        app_message(a, false, "shape matching on for every body: k_shape %.3g N/m, damping %.3g/s",
-                    c->shape_k, c->shape_damping);
+        status_message(a, false,
+                       "shape matching on for every body: k_shape %.3g N/m, damping %.3g/s",
+                       c->shape_k, c->shape_damping);
     }
 }
 
@@ -420,55 +432,55 @@ static void toggle_wind(app *a) {
     configured.wind_turbulence = a->wind_turbulence;
     const bool blowing = psb_params_wind_blows(&configured);
     if (!a->wind_on && !blowing) {
-        app_message(a, false, "no wind to switch on: give one with --wind X,Y,Z");
+        status_message(a, false, "no wind to switch on: give one with --wind X,Y,Z");
         return;
     }
     a->wind_on = !a->wind_on;
-    app_apply_controls(a);
+    controls_apply(a);
     if (a->wind_on) {
-        app_message(a, false, "wind on: (%.3g, %.3g, %.3g) m/s, gusts %.3g m/s", a->wind.x,
-                    a->wind.y, a->wind.z, a->wind_turbulence);
+        status_message(a, false, "wind on: (%.3g, %.3g, %.3g) m/s, gusts %.3g m/s", a->wind.x,
+                       a->wind.y, a->wind.z, a->wind_turbulence);
     } else {
-        app_message(a, false, "wind off");
+        status_message(a, false, "wind off");
     }
 }
 
 // I and shift+I: the next or previous integrator (step 1 or COUNT - 1).
-// app_apply_controls chooses the sub-steps again: with --substeps auto, one
+// controls_apply chooses the sub-steps again: with --substeps auto, one
 // for implicit (stable at any step), the stable count for the others.
 static void cycle_integrator(app *a, int step) {
     a->integrator = (psb_integrator)(((int)a->integrator + step) % PSB_INTEGRATOR_COUNT);
     a->integrator_chosen = true;
-    app_apply_controls(a);
+    controls_apply(a);
     const int substeps = psb_world_params(a->scene.world)->substeps;
-    app_message(a, false, "integrator: %s, %d sub-step%s", psb_integrator_name(a->integrator),
-                substeps, substeps == 1 ? "" : "s");
+    status_message(a, false, "integrator: %s, %d sub-step%s", psb_integrator_name(a->integrator),
+                   substeps, substeps == 1 ? "" : "s");
 }
 
 // '.' and ',': the models scene's next or previous model; elsewhere, how
 // to get there.
 static void step_model(app *a, int step) {
     if (!a->models_scene) {
-        app_message(a, false, "'.' and ',' step through the models scene's models: %d shows it",
-                    psb_viewer_scene_find(MODELS_SCENE) + 1);
+        status_message(a, false, "'.' and ',' step through the models scene's models: %d shows it",
+                       psb_viewer_scene_find(MODELS_SCENE) + 1);
         return;
     }
-    app_show_models(a, a->model_entry + step);
+    models_show(a, a->model_entry + step);
 }
 
 // Digits pick a scene of the list; Tab and shift+Tab step through it.
 static void scene_key(app *a, int key, int mods) {
-    const int entries = app_scene_entries(a);
+    const int entries = scenes_entries(a);
     if (key == GLFW_KEY_TAB) {
-        const int now = app_scene_entry(a);
+        const int now = scenes_entry(a);
         const int step = (mods & GLFW_MOD_SHIFT) ? entries - 1 : 1;
-        app_switch_scene(a, ((now < 0 ? 0 : now) + step) % entries);
+        scenes_switch(a, ((now < 0 ? 0 : now) + step) % entries);
         return;
     }
     const int entry =
         key >= GLFW_KEY_KP_1 && key <= GLFW_KEY_KP_9 ? key - GLFW_KEY_KP_1 : key - GLFW_KEY_1;
     if (entry < psb_viewer_scene_count()) {
-        app_switch_scene(a, entry);
+        scenes_switch(a, entry);
     }
 }
 
@@ -489,18 +501,18 @@ void input_key(app *a, int key, int action, int mods) {
         a->paused = !a->paused;
         break;
     case GLFW_KEY_R:
-        app_reset_bodies(a);
-        app_message(a, false, "reset");
+        stage_reset(a);
+        status_message(a, false, "reset");
         break;
     case GLFW_KEY_G:
         a->gravity_on = !a->gravity_on;
-        app_apply_controls(a);
-        app_message(a, false, "gravity %s", a->gravity_on ? "on" : "off");
+        controls_apply(a);
+        status_message(a, false, "gravity %s", a->gravity_on ? "on" : "off");
         break;
     case GLFW_KEY_K:
         a->contact_on = !a->contact_on;
-        app_apply_controls(a);
-        app_message(a, false, "contact between bodies %s", a->contact_on ? "on" : "off");
+        controls_apply(a);
+        status_message(a, false, "contact between bodies %s", a->contact_on ? "on" : "off");
         break;
     case GLFW_KEY_I:
         cycle_integrator(a, (mods & GLFW_MOD_SHIFT) ? PSB_INTEGRATOR_COUNT - 1 : 1);
@@ -522,7 +534,7 @@ void input_key(app *a, int key, int action, int mods) {
         break;
     case GLFW_KEY_HOME:
     case GLFW_KEY_Z:
-        app_frame_scene(a);
+        stage_frame(a);
         break;
     case GLFW_KEY_P:
     case GLFW_KEY_F12:
@@ -544,7 +556,7 @@ void input_key(app *a, int key, int action, int mods) {
         break;
     case GLFW_KEY_BACKSPACE:
         if (a->models_loaded && !a->models_scene) {
-            app_load_builtin(a); // from the files given or dropped
+            scenes_load_builtin(a); // from the files given or dropped
         }
         break;
     case GLFW_KEY_T:
@@ -575,8 +587,8 @@ void input_key(app *a, int key, int action, int mods) {
 void input_drop(app *a, int count, const char **paths) {
     for (int i = 0; i < count; i++) {
         if (a->pending_count == MAX_PENDING_DROPS) {
-            app_message(a, true, "drop: only %d files at a time; the rest are ignored",
-                        MAX_PENDING_DROPS);
+            status_message(a, true, "drop: only %d files at a time; the rest are ignored",
+                           MAX_PENDING_DROPS);
             return;
         }
         snprintf(a->pending[a->pending_count++], PATH_SIZE, "%s", paths[i]);

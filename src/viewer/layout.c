@@ -17,7 +17,9 @@
 // of the height; the strips give up lines before that). The
 // views' world-to-pixel maps live here too, and the checks that --report
 // prints: what the HUD drew over a view, where the bodies were drawn.
-#include "app.h"
+#include "layout.h"
+
+#include "table.h"
 
 #include <math.h>
 
@@ -100,7 +102,7 @@ static hud_layout hud_parts(rect r, int k, float s, float lh) {
     return h;
 }
 
-void app_layout(app *a) {
+void layout_update(app *a) {
     glfwGetFramebufferSize(a->window, &a->fb_w, &a->fb_h);
     glfwGetWindowSize(a->window, &a->win_w, &a->win_h);
     const float h = (float)a->fb_h, w = (float)a->fb_w;

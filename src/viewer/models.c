@@ -3,7 +3,11 @@
 // folder one at a time ('.' and ',' step through them). Both load a file
 // the same way: repaired and fitted as the options say, split into closed
 // parts, each a body with its own material, on the ring's stage.
-#include "app.h"
+#include "models.h"
+
+#include "gl_util.h"
+#include "stage.h"
+#include "status.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -23,26 +27,6 @@
 #ifndef PSB_MESHES_DIR_RELATIVE
 #define PSB_MESHES_DIR_RELATIVE "share/psb/meshes"
 #endif
-
-// The viewer's scenes are psb_scene's, then the models scene.
-int psb_viewer_scene_count(void) {
-    return psb_scene_count() + 1;
-}
-
-const char *psb_viewer_scene_name(int index) {
-    return index == psb_scene_count() ? MODELS_SCENE : psb_scene_name(index);
-}
-
-const char *psb_viewer_scene_summary(int index) {
-    return index == psb_scene_count()
-               ? "the meshes folder's models, one at a time on the ring's stage, holes filled "
-                 "('.' and ',': the next and the previous)"
-               : psb_scene_summary(index);
-}
-
-int psb_viewer_scene_find(const char *name) {
-    return strcmp(name, MODELS_SCENE) == 0 ? psb_scene_count() : psb_scene_find(name);
-}
 
 static const char *base_name(const char *path) {
     const char *slash = strrchr(path, '/');
@@ -109,11 +93,11 @@ static bool load_file(app *a, psb_scene *next, const char *path, const psb_repai
     return ok;
 }
 
-void app_load_files(app *a, const char *const *paths, int count) {
+void models_load_files(app *a, const char *const *paths, int count) {
     psb_scene next;
     psb_error err = {0};
     if (psb_scene_build(&next, "ring", &a->config.scene_config, &err) != PSB_OK) {
-        app_message(a, true, "%s", err.message);
+        status_message(a, true, "%s", err.message);
         return;
     }
     tally t = {0};
@@ -122,7 +106,7 @@ void app_load_files(app *a, const char *const *paths, int count) {
         char why[MESSAGE_SIZE];
         const bool ok = load_file(a, &next, paths[i], &a->config.repair, &t, why, sizeof why);
         if (!ok) {
-            app_message(a, true, "%s", why); // the last one stays in the HUD
+            status_message(a, true, "%s", why); // the last one stays in the HUD
         }
         if (i < PSB_VIEWER_MAX_FILES) {
             good[i] = ok;
@@ -141,25 +125,25 @@ void app_load_files(app *a, const char *const *paths, int count) {
     }
     a->models_loaded = true;
     a->models_scene = false;
-    if (!app_install_scene(a, &next)) {
+    if (!stage_install(a, &next)) {
         return;
     }
-    app_frame_scene(a);
+    stage_frame(a);
     if (t.files < count) {
         return; // the HUD keeps the last file's error
     }
     if (t.files == 1) {
-        app_message(a, false, "loaded %s: %d bod%s, %ld points (%s); Backspace: back to the scene",
-                    base_name(paths[0]), t.bodies, t.bodies == 1 ? "y" : "ies", t.points,
-                    t.summary);
+        status_message(
+            a, false, "loaded %s: %d bod%s, %ld points (%s); Backspace: back to the scene",
+            base_name(paths[0]), t.bodies, t.bodies == 1 ? "y" : "ies", t.points, t.summary);
     } else {
-        app_message(a, false,
-                    "loaded %d files: %d bodies, %ld points; Backspace: back to the scene", t.files,
-                    t.bodies, t.points);
+        status_message(a, false,
+                       "loaded %d files: %d bodies, %ld points; Backspace: back to the scene",
+                       t.files, t.bodies, t.points);
     }
 }
 
-void app_reload_files(app *a) {
+void models_reload_files(app *a) {
     // The paths are copied: loading rewrites the list.
     char copies[PSB_VIEWER_MAX_FILES][PATH_SIZE];
     const char *paths[PSB_VIEWER_MAX_FILES];
@@ -168,7 +152,7 @@ void app_reload_files(app *a) {
         snprintf(copies[i], PATH_SIZE, "%s", a->model_paths[i]);
         paths[i] = copies[i];
     }
-    app_load_files(a, paths, count);
+    models_load_files(a, paths, count);
 }
 
 // Is path a folder? If not, why not into why.
@@ -291,13 +275,13 @@ bool models_list(app *a, char *why, size_t why_size) {
     return true;
 }
 
-void app_show_models(app *a, int entry) {
+void models_show(app *a, int entry) {
     char why[MESSAGE_SIZE];
     const bool listed = models_list(a, why, sizeof why);
     psb_scene next;
     psb_error err = {0};
     if (psb_scene_build(&next, "ring", &a->config.scene_config, &err) != PSB_OK) {
-        app_message(a, true, "scene %s: %s", MODELS_SCENE, err.message);
+        status_message(a, true, "scene %s: %s", MODELS_SCENE, err.message);
         return;
     }
     snprintf(a->scene_name, sizeof a->scene_name, "%s", MODELS_SCENE);
@@ -305,9 +289,9 @@ void app_show_models(app *a, int entry) {
     a->models_loaded = false;
     if (!listed) {
         // The ring alone on the stage, and why.
-        if (app_install_scene(a, &next)) {
-            app_frame_scene(a);
-            app_message(a, true, "models: %s", why);
+        if (stage_install(a, &next)) {
+            stage_frame(a);
+            status_message(a, true, "models: %s", why);
         }
         return;
     }
@@ -321,18 +305,18 @@ void app_show_models(app *a, int entry) {
     repair.fill_holes = true;
     tally t = {0};
     a->models_loaded = load_file(a, &next, path, &repair, &t, why, sizeof why);
-    if (!app_install_scene(a, &next)) {
+    if (!stage_install(a, &next)) {
         return;
     }
-    app_frame_scene(a);
+    stage_frame(a);
     if (!a->models_loaded) {
-        app_message(a, true, "model %d/%d: %s ('.' and ',': the next and the previous)",
-                    a->model_entry + 1, n, why);
+        status_message(a, true, "model %d/%d: %s ('.' and ',': the next and the previous)",
+                       a->model_entry + 1, n, why);
         return;
     }
-    app_message(a, false,
-                "model %d/%d: %s, %d bod%s, %ld points (%s); '.' and ',': the next and the "
-                "previous",
-                a->model_entry + 1, n, name, t.bodies, t.bodies == 1 ? "y" : "ies", t.points,
-                t.summary);
+    status_message(a, false,
+                   "model %d/%d: %s, %d bod%s, %ld points (%s); '.' and ',': the next and the "
+                   "previous",
+                   a->model_entry + 1, n, name, t.bodies, t.bodies == 1 ? "y" : "ies", t.points,
+                   t.summary);
 }

@@ -1,6 +1,13 @@
 // What the viewer writes: PNG screenshots, frame-time statistics, and the
 // end-of-run report that tests read.
-#include "app.h"
+#include "output.h"
+
+#include "panel.h"
+#include "scenes.h"
+#include "stage.h"
+#include "status.h"
+#include "table.h"
+#include "text.h"
 
 #include <math.h>
 #include <stb/stb_image_write.h>
@@ -17,7 +24,7 @@ bool output_screenshot(app *a, const char *path) {
         // Made on the first screenshot (and on a larger window), not per frame.
         unsigned char *p = realloc(a->pixels, size + row);
         if (!p) {
-            app_message(a, true, "screenshot: out of memory");
+            status_message(a, true, "screenshot: out of memory");
             return false;
         }
         a->pixels = p;
@@ -36,7 +43,7 @@ bool output_screenshot(app *a, const char *path) {
         memcpy(bottom, tmp, row);
     }
     if (!stbi_write_png(path, w, h, 3, a->pixels, (int)row)) {
-        app_message(a, true, "screenshot: cannot write %s", path);
+        status_message(a, true, "screenshot: cannot write %s", path);
         return false;
     }
     return true;
@@ -93,7 +100,7 @@ void output_report(const app *a, FILE *out) {
             a->models_scene    ? MODELS_SCENE
             : a->models_loaded ? "files"
                                : a->scene.name);
-    fprintf(out, "scene_entry=%d\nscene_entries=%d\n", app_scene_entry(a), app_scene_entries(a));
+    fprintf(out, "scene_entry=%d\nscene_entries=%d\n", scenes_entry(a), scenes_entries(a));
     // The models scene: its folder, its OBJ files (as last listed), the one
     // shown (-1 in another scene) and its name.
     const bool model = a->models_scene && a->model_count > 0;
@@ -146,7 +153,7 @@ void output_report(const app *a, FILE *out) {
     // height's share of the view's: how well the camera frames them.
     float lo[3], hi[3], r[4];
     const float aspect = a->view3d.h > 0.0f ? a->view3d.w / a->view3d.h : 1.0f;
-    if (app_bodies_box(a, lo, hi) && camera_box_ndc(&a->cam, aspect, lo, hi, r)) {
+    if (stage_bodies_box(a, lo, hi) && camera_box_ndc(&a->cam, aspect, lo, hi, r)) {
         fprintf(out, "bodies3d_lo=%.4f,%.4f,%.4f\nbodies3d_hi=%.4f,%.4f,%.4f\n", lo[0], lo[1],
                 lo[2], hi[0], hi[1], hi[2]);
         fprintf(out, "bodies3d_ndc=%.4f,%.4f,%.4f,%.4f\nbodies3d_cover=%.4f\n", r[0], r[1], r[2],
@@ -265,7 +272,7 @@ void output_report(const app *a, FILE *out) {
     fprintf(out, "title_shown=%s\n", a->title_shown);
     // The HUD's blow-up line (empty once its cause is gone), texts it cut
     // short, and its figures: means over the last measured window.
-    fprintf(out, "blowup_shown=%s\ntext_cut=%d\n", app_blowup_live(a) ? a->blowup : "",
+    fprintf(out, "blowup_shown=%s\ntext_cut=%d\n", status_blowup_live(a) ? a->blowup : "",
             a->text_cut);
     fprintf(out, "hud_measured=%d\nhud_fps=%.3f\nhud_frame_ms=%.3f\nhud_physics_ms=%.3f\n",
             a->measured, a->fps, a->frame_ms, a->sim_ms);

@@ -14,7 +14,13 @@
 // refused and the range shown). "reset" puts a row back to its
 // default, "reset all" every row. Where the column is short the rows lose
 // their sliders (one line each: the fields still drag and type).
-#include "app.h"
+#include "panel.h"
+
+#include "controls.h"
+#include "layout.h"
+#include "stage.h"
+#include "status.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -208,7 +214,7 @@ static void edit_stop(app *a) {
 
 // Esc, or Enter with nothing to apply: the typing ends, the value as it was.
 static void edit_cancel(app *a) {
-    app_message(a, false, "%s: kept as it was", control_label((control)a->panel.edit_row));
+    status_message(a, false, "%s: kept as it was", control_label((control)a->panel.edit_row));
     edit_stop(a);
 }
 
@@ -274,11 +280,11 @@ static void edit_apply(app *a) {
     bool ok = false;
     if (p->edit_overflow) {
         // Its end was not kept: what is left is not what was typed.
-        app_message(a, true, "%s: '%s...' is too long (%d characters at most); it may be %s",
-                    control_label(c), p->edit, PANEL_EDIT_SIZE - 1, range);
+        status_message(a, true, "%s: '%s...' is too long (%d characters at most); it may be %s",
+                       control_label(c), p->edit, PANEL_EDIT_SIZE - 1, range);
     } else if (!parse(c, p->edit, &v)) {
-        app_message(a, true, "%s: '%s' is not a %s; it may be %s", control_label(c), p->edit,
-                    c == CONTROL_INTEGRATOR ? "name" : "number", range);
+        status_message(a, true, "%s: '%s' is not a %s; it may be %s", control_label(c), p->edit,
+                       c == CONTROL_INTEGRATOR ? "name" : "number", range);
     } else {
         ok = control_set(a, c, v, why, sizeof why);
     }
@@ -365,9 +371,9 @@ void panel_toggle(app *a) {
     // The views change width: the 2D view is framed again for its new width
     // (the 3D view keeps its width of field, camera_fov), and where the
     // bodies were drawn is tracked afresh.
-    app_frame_2d(a);
+    stage_frame_2d(a);
     layout_forget_bodies(a);
-    app_message(a, false, "parameter panel %s", p->shown ? "on (O: off)" : "off (O: on)");
+    status_message(a, false, "parameter panel %s", p->shown ? "on (O: off)" : "off (O: on)");
 }
 
 static void slider_drag(app *a, const geometry *g, control c, double fx) {

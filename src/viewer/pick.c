@@ -3,7 +3,9 @@
 // sphere in front hides what is behind it); in 2D the nearest ring point to
 // the cursor, inside the ring or near its outline. And the 2D poke, which
 // pushes against the ring's outward normal at the picked point.
-#include "app.h"
+#include "pick.h"
+
+#include "poke.h"
 
 #include <math.h>
 

@@ -4,7 +4,9 @@
 // and a shell's Pa differ by orders of magnitude). Each body's line is
 // drawn in its own colour, dashed for a 2D body and solid for a 3D one;
 // the body table beside the plots (table.c) is their legend.
-#include "app.h"
+#include "plots.h"
+
+#include "text.h"
 
 #include <math.h>
 

@@ -11,7 +11,9 @@
 // 300 rad/s) would need tens of metres a second, where the finger makes the
 // same dent in every body, under every integrator, and shows it as long as
 // the user holds it.
-#include "app.h"
+#include "poke.h"
+
+#include "status.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -41,7 +43,7 @@ static bool reserve(app *a, int n) {
     double *r0 = realloc(k->r0, (size_t)n * sizeof *r0);
     k->r0 = r0 ? r0 : k->r0;
     if (!x || !v || !r0) {
-        app_message(a, true, "poke: out of memory for %d points", n);
+        status_message(a, true, "poke: out of memory for %d points", n);
         return false;
     }
     k->capacity = n;
@@ -157,7 +159,7 @@ static void press(app *a, double in) {
     }
     psb_error err = {0};
     if (moved && psb_body_set_state(w, k->body, k->x, k->v, &err) != PSB_OK) {
-        app_message(a, true, "poke: %s", err.message);
+        status_message(a, true, "poke: %s", err.message);
         poke_cancel(a);
     }
 }

@@ -2,7 +2,10 @@
 // filled (stencil, so any simple polygon fills right) with an outline, on a
 // ground line between the walls; the static spheres' cross-sections with
 // z = 0 (what a ring meets); overlays, the pins, the wind and the grab.
-#include "app.h"
+#include "render2d.h"
+
+#include "gpu.h"
+#include "render3d.h"
 
 #include <math.h>
 

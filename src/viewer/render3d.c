@@ -2,7 +2,9 @@
 // every frame (cloths lit on both sides), the static spheres, and the
 // overlays (velocities, normals, pressure forces, springs, strain colours,
 // the grab, the pins, the wind).
-#include "app.h"
+#include "render3d.h"
+
+#include "gpu.h"
 
 #include <math.h>
 #include <string.h>

@@ -24,7 +24,11 @@
 // Key names: A-Z, 0-9, SPACE, ESCAPE, ENTER, TAB, BACKSPACE, HOME, UP, DOWN,
 // LEFT, RIGHT, F1-F12, PLUS, MINUS, EQUAL, LEFT_BRACKET, RIGHT_BRACKET, PERIOD,
 // COMMA.
-#include "app.h"
+#include "script.h"
+
+#include "controls.h"
+#include "input.h"
+#include "panel.h"
 
 #include <ctype.h>
 #include <errno.h>

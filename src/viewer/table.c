@@ -6,7 +6,10 @@
 // pile's 24) gets the compact table: groups side by side, each with the
 // swatch, the name, V/V0 and the pressure (what the plots show). Rows
 // that do not fit even so are counted in one last row.
-#include "app.h"
+#include "table.h"
+
+#include "plots.h"
+#include "text.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,8 +1,10 @@
 // HUD text: stb_easy_font's glyphs rasterised once into an atlas at the HUD
 // scale (coverage of its segment quads per pixel), then drawn as one quad a
 // character. On a software renderer this is several times cheaper than
-// stb_easy_font's dozen tiny quads a character.
-#include "app.h"
+// stb_easy_font's dozen tiny quads a character. Text is measured,
+// shortened and wrapped here too, and the colours the panels draw it in
+// are defined here.
+#include "text.h"
 
 #include <math.h>
 #include <stb/stb_easy_font.h>
@@ -19,6 +21,13 @@ enum {
 // stb_easy_font's cell at scale 1: the widest advance and the line height.
 #define CELL_W 8.0f
 #define CELL_H 12.0f
+
+const rgba ui_white = {235, 237, 240, 255};
+const rgba ui_dim = {150, 156, 166, 255};
+const rgba ui_warn = {255, 176, 64, 255};
+const rgba ui_bad = {255, 92, 82, 255};
+const rgba ui_good = {120, 220, 140, 255};
+const rgba ui_panel = {10, 11, 14, 255};
 
 // stb_easy_font draws the digit 0 as its letter O with two pixels inside
 // that the HUD's scale blurs away, so that "O: parameters" reads as
@@ -182,4 +191,42 @@ bool ui_text_elide(const app *a, const char *text, float s, float max_w, char *o
             return len > 0;
         }
     }
+}
+
+int ui_wrap(app *a, float x, float y, float s, rgba color, const char *text, float max_w,
+            int max_lines, bool draw) {
+    char line[TEXT_MAX];
+    int lines = 0;
+    const char *p = text;
+    while (*p && lines < max_lines) {
+        int len = 0, cut = 0;
+        while (p[len] && p[len] != '\n' && len < TEXT_MAX - 1) {
+            memcpy(line, p, (size_t)len + 1);
+            line[len + 1] = '\0';
+            if (ui_text_width(a, line, s) > max_w) {
+                break;
+            }
+            len++;
+            if (p[len] == ' ' || p[len] == '\0' || p[len] == '\n') {
+                cut = len;
+            }
+        }
+        if (cut == 0) {
+            cut = len > 0 ? len : 1;
+        }
+        memcpy(line, p, (size_t)cut);
+        line[cut] = '\0';
+        if (draw) {
+            ui_text(a, x, y + (float)lines * CELL_H * s, s, color, line);
+        }
+        lines++;
+        p += cut;
+        while (*p == ' ' || *p == '\n') {
+            p++;
+        }
+    }
+    if (draw && *p) {
+        a->text_cut++;
+    }
+    return lines;
 }

@@ -5,7 +5,15 @@
 // everything, the help panel. Everything in framebuffer pixels, origin top
 // left; the strips are opaque (render.c clears them), so no text is drawn
 // over a view.
-#include "app.h"
+#include "ui.h"
+
+#include "layout.h"
+#include "panel.h"
+#include "plots.h"
+#include "scenes.h"
+#include "status.h"
+#include "table.h"
+#include "text.h"
 
 #include <math.h>
 #include <string.h>
@@ -18,55 +26,11 @@ enum {
 #define LINE   12.0f
 #define CELL_W 6.0f
 
-const rgba ui_white = {235, 237, 240, 255};
-const rgba ui_dim = {150, 156, 166, 255};
-const rgba ui_warn = {255, 176, 64, 255};
-const rgba ui_bad = {255, 92, 82, 255};
-const rgba ui_good = {120, 220, 140, 255};
-const rgba ui_panel = {10, 11, 14, 255};
 // The lines between the parts.
 static const rgba edge_color = {0, 0, 0, 255};
 // An overlay that is on, and the PAUSED badge: dark text on amber.
 static const rgba chip_color = {217, 158, 64, 255};
 static const rgba chip_text = {20, 20, 24, 255};
-
-int ui_wrap(app *a, float x, float y, float s, rgba color, const char *text, float max_w,
-            int max_lines, bool draw) {
-    char line[TEXT_MAX];
-    int lines = 0;
-    const char *p = text;
-    while (*p && lines < max_lines) {
-        int len = 0, cut = 0;
-        while (p[len] && p[len] != '\n' && len < TEXT_MAX - 1) {
-            memcpy(line, p, (size_t)len + 1);
-            line[len + 1] = '\0';
-            if (ui_text_width(a, line, s) > max_w) {
-                break;
-            }
-            len++;
-            if (p[len] == ' ' || p[len] == '\0' || p[len] == '\n') {
-                cut = len;
-            }
-        }
-        if (cut == 0) {
-            cut = len > 0 ? len : 1;
-        }
-        memcpy(line, p, (size_t)cut);
-        line[cut] = '\0';
-        if (draw) {
-            ui_text(a, x, y + (float)lines * LINE * s, s, color, line);
-        }
-        lines++;
-        p += cut;
-        while (*p == ' ' || *p == '\n') {
-            p++;
-        }
-    }
-    if (draw && *p) {
-        a->text_cut++;
-    }
-    return lines;
-}
 
 // Lines of the HUD strip's height that are left from y down (the strip
 // shrinks in a small window).
@@ -149,7 +113,7 @@ static void backgrounds(app *a) {
 // which model of how many it shows, the hint to step dropped first where
 // the row is short, then the model's name shortened in the middle.
 static void scene_line(const app *a, float s, float max_w, char *t, size_t size) {
-    const int entry = app_scene_entry(a), entries = app_scene_entries(a);
+    const int entry = scenes_entry(a), entries = scenes_entries(a);
     if (a->models_scene && a->model_count > 0) {
         char head[96];
         const char *hint = "   '.' and ',': the next and the previous";
@@ -412,8 +376,8 @@ static void hud_messages(app *a) {
     int rows = rows_left(a, r.y);
     rows = rows < HUD_MESSAGE_ROWS ? rows : HUD_MESSAGE_ROWS;
     float y = r.y;
-    const bool blowup = app_blowup_live(a);
-    a->message_shown = app_message_live(a);
+    const bool blowup = status_blowup_live(a);
+    a->message_shown = status_message_live(a);
     if (blowup && rows > 0) {
         const int n = ui_wrap(a, r.x, y, s, ui_warn, a->blowup, r.w, rows, true);
         y += (float)n * lh;

@@ -1,8 +1,10 @@
 // The viewer's state, in one struct that every part of the viewer is handed
-// (GLFW callbacks reach it through the window's user pointer), and the
-// functions the viewer's files share. Internal to src/viewer.
-#ifndef PSB_VIEWER_APP_H
-#define PSB_VIEWER_APP_H
+// (GLFW callbacks reach it through the window's user pointer), and the types
+// its parts share. It declares no function: each file's own header declares
+// what that file offers, and app.c says which files may call which.
+// Internal to src/viewer.
+#ifndef PSB_VIEWER_VIEWER_H
+#define PSB_VIEWER_VIEWER_H
 
 #include "camera.h"
 #include "gl_util.h"
@@ -222,6 +224,10 @@ typedef struct mvert {
     rgba color;
 } mvert;
 
+/// The name of the scene that shows the meshes folder's models (models.c),
+/// after psb_scene's scenes in the scene list (scenes.c).
+#define MODELS_SCENE "models"
+
 /// A file name in the meshes folder (its longest, NAME_MAX, fits).
 typedef struct model_name {
     char text[256];
@@ -249,7 +255,7 @@ typedef struct app {
     int model_count;            ///< how many
     int model_entry;            ///< the one shown, or shown last (0 .. model_count - 1)
     // The controls (controls.c): set by the keys and the parameter panel,
-    // written into the world by app_apply_controls.
+    // written into the world by controls_apply.
     double gas_scale;      ///< multiplies every body's gas amount as built
     double spring_k;       ///< N/m: the material's ks; a body built with its own scales with it
     double spring_damping; ///< N·s/m: likewise for kd
@@ -414,296 +420,5 @@ typedef struct app {
     int text_cell_w, text_cell_h;
     float text_advance[95]; ///< per glyph, pixels at scale 1
 } app;
-
-// app.c
-/// Sets the HUD message (and prints errors on stderr).
-void app_message(app *a, bool error, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/// Makes next the scene shown (next is emptied, the old scene freed): GPU
-/// buffers sized for it, the controls applied, the plots restarted. False
-/// (and the viewer closing) when the buffers cannot be made.
-bool app_install_scene(app *a, psb_scene *next);
-/// Goes back to a->scene_name's scene (from loaded files).
-void app_load_builtin(app *a);
-/// Builds and shows the scene called name (a psb_viewer_scene_name); on
-/// failure says why and keeps the scene.
-bool app_load_scene(app *a, const char *name);
-/// The scene list's entry shown: a psb_viewer_scene index (the models
-/// scene's included), psb_viewer_scene_count() for the files given or
-/// dropped, -1 if none.
-int app_scene_entry(const app *a);
-/// Frames the scene: the camera and the 2D view as for the default scene,
-/// pulled back for a scene that reaches higher or wider; loaded models
-/// framed for their whole run (the box from the floor to their top as they
-/// are now, which holds their start in the air, their drop and their rest).
-void app_frame_scene(app *a);
-/// The box around every 3D body's points (rings left out), m; false if none.
-bool app_bodies_box(const app *a, float lo[3], float hi[3]);
-/// Entries in the scene list: the viewer's scenes, and the files given or
-/// dropped if any.
-int app_scene_entries(const app *a);
-/// Shows entry `entry` of the scene list.
-void app_switch_scene(app *a, int entry);
-/// Frames the 2D view alone (its zoom and centre for the rings' width),
-/// as app_frame_scene does: after the view's width changed.
-void app_frame_2d(app *a);
-/// Puts every body back as it was built and clears the plots and the
-/// blow-up report.
-void app_reset_bodies(app *a);
-/// Is the message still shown (not expired)?
-bool app_message_live(const app *a);
-/// Is the blow-up report still shown: set, its cause not gone (R, a scene
-/// change, a step within its stable limit), the blow-up recent?
-bool app_blowup_live(const app *a);
-
-// models.c
-/// The name of the scene that shows the meshes folder's models.
-#define MODELS_SCENE "models"
-/// Loads OBJ files (given or dropped): the good ones replace the 3D bodies
-/// on the ring's stage; bad ones only report, and if none is good the
-/// scene runs on as it was.
-void app_load_files(app *a, const char *const *paths, int count);
-/// Loads the files given or dropped last again (the scene list's last entry).
-void app_reload_files(app *a);
-/// Finds the meshes folder (--meshes, else the usual places) and lists its
-/// *.obj files by name into a->model_names; false, and why into why (may
-/// be NULL), when there is no folder or no OBJ file in it.
-bool models_list(app *a, char *why, size_t why_size);
-/// Shows the models scene with its model `entry` (wrapped into the list),
-/// loaded as a file given on the command line is, with its holes filled.
-/// A missing folder or a file that does not load leaves the ring alone on
-/// the stage, and the HUD and stderr say why.
-void app_show_models(app *a, int entry);
-
-// controls.c
-/// The controls as the command line set them (psb_default_params()'s values
-/// where it said nothing), gas x1.
-void controls_init(app *a);
-/// Writes the controls (gas, material, gravity, restitution, friction, dt,
-/// integrator) and shape matching and the wind into the world; false (and
-/// an error message) if the world refused them.
-bool app_apply_controls(app *a);
-/// A body's value of a material parameter: `value` where it was built with
-/// the material's (`material`), else its own scaled as value / material.
-double app_body_value(double built, double material, double value);
-/// The control's short name ("gas", "ks", ... as scripts and --report name
-/// it), its label in the panel, its entry in the core's table.
-const char *control_name(control c);
-const char *control_label(control c);
-const psb_param_info *control_param(control c);
-/// The control called name ("gas", "ks", ...), or -1.
-int control_find(const char *name);
-/// The control's value now, and as the viewer started.
-double control_value(const app *a, control c);
-double control_default(const app *a, control c);
-/// The span a slider covers: the table's typical span (for the gas, as
-/// multiples of the material's nRT), widened to hold the default.
-void control_span(const app *a, control c, double *lo, double *hi);
-/// Whether v is allowed (the table's range, for every body's own value);
-/// else why not, with the range, into why.
-bool control_check(const app *a, control c, double v, char *why, size_t size);
-/// Checks v, sets it, applies it to the world and says so in the HUD; false
-/// (and why) if refused, the control unchanged.
-bool control_set(app *a, control c, double v, char *why, size_t size);
-/// The keys: the control times factor, if allowed (else the message says why).
-void control_scale(app *a, control c, double factor);
-/// Control c, or every control, back to control_default (applied, and
-/// said in the HUD).
-void control_reset(app *a, control c);
-void controls_reset(app *a);
-/// v as the panel shows it: "x1.25", "200 N/m", "bdf2" (ASCII).
-void control_format(const app *a, control c, double v, char *out, size_t size);
-/// The range a typed value may take, short: "0 .. 1e12 N/m".
-void control_range_text(const app *a, control c, char *out, size_t size);
-/// For the gas and the material's controls, the bodies' own values now:
-/// "the bodies: 65 .. 200 N/m" ("" for the other controls).
-void control_bodies_text(const app *a, control c, char *out, size_t size);
-/// A unit in ASCII for the HUD's font: "m/s^2", "N*s/m".
-void control_ascii(const char *text, char *out, size_t size);
-/// v rounded to `digits` significant digits (v itself if not finite or 0).
-double control_round(double v, int digits);
-
-// panel.c
-/// Shows or hides the parameter panel (the views make room for it).
-void panel_toggle(app *a);
-/// The panel into the pixel-space batches (ui.c calls it).
-void panel_build(app *a);
-/// A press at framebuffer pixel (fx, fy): true if the panel took it (it is
-/// over the panel); a press elsewhere ends the typing.
-bool panel_press(app *a, int button, double fx, double fy);
-/// The cursor moved to (fx, fy) while the panel drags (DRAG_PANEL).
-void panel_drag(app *a, double fx, double fy);
-/// The button let go after a panel drag; a value clicked without moving
-/// starts the typing.
-void panel_release(app *a);
-/// The panel's drag ends without a release (the focus lost): nothing starts
-/// the typing.
-void panel_cancel_drag(app *a);
-/// A key while typing: true if the panel took it (it takes every key then).
-bool panel_key(app *a, int key, int action);
-/// A character typed (GLFW's char callback, or a script's `type`).
-void panel_char(app *a, unsigned int codepoint);
-/// The panel's lines of --report: its rectangle, each control's value and
-/// what the panel shows of it, the typing, the counts.
-void panel_report(const app *a, FILE *out);
-/// Where part `part` of control c's row is, window coordinates (for
-/// scripts; fraction: along a slider, 0..1); false when it is not shown.
-bool panel_part_pos(app *a, int c, panel_part part, double fraction, double *x, double *y);
-// layout.c
-/// Computes the layout from the framebuffer size and the scene's body count.
-void app_layout(app *a);
-/// A 2D world point (m) to framebuffer pixels of the 2D view, and back.
-void layout_2d_to_fb(const app *a, double wx, double wy, double *fx, double *fy);
-void layout_fb_to_2d(const app *a, double fx, double fy, double *wx, double *wy);
-/// Counts the HUD's quads and lines drawn over a view into a->ui_over_views
-/// (after ui_build; the help panel, drawn over everything, left out).
-void layout_check(app *a);
-/// Forgets where the bodies were seen (a scene framed again).
-void layout_forget_bodies(app *a);
-/// Adds where the bodies are drawn this frame to a->seen2d and a->seen3d.
-void layout_track_bodies(app *a);
-
-// input.c
-/// Installs the GLFW callbacks.
-void input_install(app *a);
-/// Input handlers shared by GLFW callbacks and the script (window coordinates).
-void input_cursor(app *a, double x, double y);
-void input_button(app *a, int button, int action, int mods);
-void input_scroll(app *a, double dx, double dy);
-void input_key(app *a, int key, int action, int mods);
-void input_drop(app *a, int count, const char **paths);
-/// Keeps the grab target under the cursor while the camera or view moves.
-void input_update_grab(app *a);
-/// Screen position (window coordinates) of a body's centroid, for scripts.
-bool input_body_screen_pos(app *a, int body, double *x, double *y);
-/// Screen position (window coordinates) of one point of a body, for scripts.
-bool input_point_screen_pos(app *a, int body, int point, double *x, double *y);
-
-// pick.c
-/// The camera's ray through framebuffer pixel (fx, fy) of the 3D view:
-/// origin o, unit direction d; false if there is none.
-bool pick_ray3d(const app *a, double fx, double fy, double o[3], double d[3]);
-/// The nearest 3D body the ray hits (a shell, or a cloth from either side):
-/// the body, the corner of the hit triangle nearest the hit, the hit point
-/// (m). False when the ray hits nothing, or a static sphere first.
-bool pick_3d(const app *a, const double o[3], const double d[3], int *body, int *point,
-             double hit[3]);
-/// The ring point nearest the 2D world point (x, y) (m), if (x, y) is inside
-/// the ring or near one of its points.
-bool pick_2d(const app *a, double x, double y, int *body, int *point);
-/// Pokes ring b at its point i, against its outward normal there (the
-/// drag becomes DRAG_POKE).
-void pick_poke2d(app *a, int b, int i);
-
-// poke.c
-/// Presses a finger into body b at `at` (m) along dir (unit, into the body).
-void poke_start(app *a, int b, const double at[3], const double dir[3]);
-/// The button that poked is let go: the finger leaves once it has been in POKE_HOLD_S.
-void poke_release(app *a);
-/// Each frame, after the bodies are measured and before they are drawn:
-/// keeps the body's points out of the finger, measures the dent.
-void poke_update(app *a);
-/// Lifts the finger at once (a scene change, R).
-void poke_cancel(app *a);
-/// Frees the scratch arrays.
-void poke_free(app *a);
-
-// script.c
-/// Reads a script; on failure writes "FILE:LINE: ..." into error.
-bool script_load(app *a, const char *path, char *error, size_t error_size);
-/// Replays the events of the current frame.
-void script_run_frame(app *a);
-/// Frees the events.
-void script_free(app *a);
-
-// render.c
-/// Loads the shaders and makes the GL objects; on failure writes why.
-bool render_init(app *a, char *error, size_t error_size);
-/// Sizes every buffer for the scene now installed (scene changes only).
-bool render_scene_changed(app *a);
-/// Frees the GL objects.
-void render_free(app *a);
-/// Builds, uploads and draws one frame.
-void render_frame(app *a);
-
-// render3d.c, render2d.c: fill the views' batches from the world, then draw them.
-void render3d_build(app *a);
-void render3d_draw(app *a);
-void render2d_build(app *a);
-void render2d_draw(app *a);
-
-// ui.c, table.c, plots.c
-/// text cut into lines at spaces to fit max_w, at most max_lines of them,
-/// drawn at (x, y) if draw is set; returns the lines it takes. Drawn text
-/// that does not fit counts in a->text_cut.
-int ui_wrap(app *a, float x, float y, float s, rgba color, const char *text, float max_w,
-            int max_lines, bool draw);
-/// The HUD, the plots, the body table and the help overlay into the
-/// pixel-space batches.
-void ui_build(app *a);
-/// The panels' text colours, and their background (the HUD strip's, the help's).
-extern const rgba ui_white, ui_dim, ui_warn, ui_bad, ui_good, ui_panel;
-/// The width the body table needs at scale s, pixels.
-float table_width(float s);
-/// The body table into table_rect: a row per body (a sample of its plot
-/// line, its name, volume, pressure, energy, shape matching, pins).
-void table_build(app *a);
-/// Body b's name as the body table shows it, shortened in the middle to
-/// fit its column, into out; returns the column's width, pixels.
-float ui_table_name(const app *a, int b, char *out, size_t size);
-/// The whole name of the body under the cursor in the table, over its
-/// shortened one (drawn over the other panels).
-void table_tooltip(app *a);
-/// Where body b's name is in the table (framebuffer pixels); w = 0 when
-/// its row is not shown.
-rect table_name_rect(const app *a, int b);
-/// The bodies with a row in the table: 0 .. table_shown() - 1 (all of them
-/// unless the table is too small even in its compact form).
-int table_shown(const app *a);
-/// Forgets the plotted history.
-void plots_clear(plot_history *p);
-/// Measures every body after a world step and adds a sample.
-void plots_sample(app *a);
-/// The plots into the pixel-space batches.
-void plots_build(app *a);
-/// Does body b have a line in the V/V0 plot (pressure false) or in the
-/// pressure plot (true)? A cloth has no volume, a body without gas no pressure.
-bool plots_has_line(const app *a, int b, bool pressure);
-/// Is body b's line dashed (a ring's) rather than solid (a 3D body's)?
-bool plots_dashed(const app *a, int b);
-/// A sample of body b's line from x0 to x1 at height y (pixels), in color.
-void plots_swatch(app *a, int b, float x0, float x1, float y, rgba color);
-
-// text.c
-/// (Re)makes the glyph atlas for text at the given scale.
-bool text_atlas_build(app *a, float scale);
-/// Makes the text program current with the atlas, in pixel coordinates.
-void text_bind(const app *a, const float *pixel_transform);
-/// Text in framebuffer pixels at scale s (top left at x, y); returns the width drawn.
-float ui_text(app *a, float x, float y, float s, rgba color, const char *text);
-/// Width of text at scale s, pixels.
-float ui_text_width(const app *a, const char *text, float s);
-/// text into out (size bytes), shortened in the middle ("stanf...y.obj")
-/// until it is at most max_w pixels wide at scale s; true if it was.
-bool ui_text_elide(const app *a, const char *text, float s, float max_w, char *out, size_t size);
-
-// output.c
-/// Writes the current frame (back buffer) to a PNG file; false on failure.
-bool output_screenshot(app *a, const char *path);
-/// Keeps the time the last frame took, ms, for --stats.
-void output_record_frame(app *a, double ms);
-/// --stats: frames mean_ms p99_ms max_ms fps size msaa, one line.
-void output_stats(const app *a, FILE *out);
-/// --report: key=value lines about the camera, the grab, the layout and the bodies.
-void output_report(const app *a, FILE *out);
-
-/// Colour of a strain value: blue compressed, white at rest, red stretched.
-rgba strain_color(float strain);
-/// The static spheres' colour (a sandstone grey) and the pin markers' colour, sRGB.
-extern const float sphere_color[3];
-extern const float pin_color[3];
 
 #endif
