@@ -717,6 +717,30 @@ run sim --scene pile --steps 1 --contact-thickness 2
 expect_status 2 "--contact-thickness 2 is out of its range"
 expect_in "$tmp/err" "contact-thickness" "the refusal names the option"
 
+# --balls: fifty balls (nine a layer) and the twelve rings, none touching
+# at the start; only with the pile.
+run sim --scene pile --balls 50 --steps 1 --subdiv 1 --points 16 --summary
+expect_status 0 "--scene pile --balls 50"
+expect_value bodies 62 "the pile of fifty: fifty balls and twelve rings"
+expect_value contacts 0 "--balls 50: the bodies start apart"
+run sim --balls 3 --steps 1
+expect_status 2 "--balls without --scene pile" && expect_one_error_line "--balls without the pile" &&
+    expect_in "$tmp/err" "--balls needs --scene pile" "the refusal says what --balls needs"
+
+# psb bench --scene pile, pile-50: one row with the frame's time, the
+# contact's share and the solver's work.
+run bench --scene pile --quick --frames 2 --format kv
+expect_status 0 "psb bench --scene pile"
+expect_in "$tmp/out" "^scene=pile bodies=24 points=8280 frames=2 threads=1 ms_per_frame=[0-9.]+ .* contact_share=0[.][0-9]+ contacts=[0-9.]+ newton=[0-9.]+ iterations=[0-9.]+ unconverged=[0-9]+ blowups=0$" \
+    "psb bench --scene pile --format kv: the row's keys"
+run bench --scene pile-50 --frames 1 --repeats 1
+expect_status 0 "psb bench --scene pile-50"
+expect_in "$tmp/out" "^pile-50 +62 +32676 +1 +1( +[0-9.]+){5} +[0-9]+% +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+$" \
+    "psb bench --scene pile-50: a row of fifty balls and twelve rings"
+run bench --scene pile --integrator implicit
+expect_status 2 "psb bench --scene pile --integrator" && expect_one_error_line "bench pile --integrator" &&
+    expect_in "$tmp/err" "cannot be used together" "the pile runs its own integrator"
+
 # The options given change the scene: a 20-point ring and level-1 spheres.
 run sim --scene default --points 20 --subdiv 1 --steps 3 --summary
 expect_status 0 "--scene default --points 20 --subdiv 1"

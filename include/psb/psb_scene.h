@@ -12,7 +12,10 @@ extern "C" {
 #endif
 
 /// Most bodies one scene holds (the HUD, plots and shadows have room for this many).
-enum { PSB_SCENE_MAX_BODIES = 32 };
+enum { PSB_SCENE_MAX_BODIES = 64 };
+/// Most balls the "pile" scene drops (psb_scene_config.pile_balls): with its
+/// twelve rings, the stress test of the contact between bodies.
+enum { PSB_PILE_MAX_BALLS = 50 };
 
 /// The integrators that psb view and psb sim run unless told otherwise, one
 /// solved step a frame, stable at any step. The built-in scenes run BDF2:
@@ -59,6 +62,7 @@ typedef struct psb_scene_config {
                          ///< stiffness is the one at which the medium gas stretches a sphere as
                          ///< much as it stretches the ring (psb_scene_sphere_spring_k; else
                          ///< params.body.spring_k, the ring's own)
+    int pile_balls;      ///< the "pile" scene's 3D balls, 1..PSB_PILE_MAX_BALLS
 } psb_scene_config;
 
 /// A built scene. Bodies are numbered as in its world.
@@ -79,7 +83,8 @@ typedef struct psb_scene {
 /// kind's default (low, medium, high); automatic sub-steps; k_shape 60 N/m
 /// and shape_damping 3/s for the shape scene; the flag in a wind of 6 m/s
 /// along +x with gusts of 2 m/s; no wind elsewhere; loaded 3D models with
-/// their own gas and spring stiffness (model_gas, model_spring_k).
+/// their own gas and spring stiffness (model_gas, model_spring_k); a pile
+/// of 12 balls.
 psb_scene_config psb_default_scene_config(void);
 
 /// The spring stiffness (N/m) that makes the config's spheres, of rest
@@ -111,8 +116,10 @@ int psb_scene_find(const char *name);
 /// - "planets": static spheres of different sizes that a ring and three
 ///   spheres fall onto, bounce off and roll over;
 /// - "ring": the ring alone (a stage for loaded models);
-/// - "pile": twelve balls and twelve rings of three sizes and three gas
-///   amounts dropped into a box of 1.6 m, where they settle into a pile.
+/// - "pile": twelve balls (config.pile_balls) and twelve rings of three
+///   sizes and three gas amounts dropped into a box of 1.6 m, where they
+///   settle into a pile; more than twelve balls drop nine a layer into a
+///   box of 2.45 m.
 psb_status psb_scene_build(psb_scene *out, const char *name, const psb_scene_config *config,
                            psb_error *err);
 

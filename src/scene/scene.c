@@ -49,11 +49,14 @@ static void partner_color(const float c[3], float out[3]) {
 // Colour c in shade s: itself, then lighter (mixed toward white) and darker
 // (scaled toward black) copies, each far enough from the others to tell.
 static void shade(const float c[3], int s, float out[3]) {
-    static const float toward_white[6] = {0.0f, 0.4f, 0.0f, 0.2f, 0.0f, 0.6f};
-    static const float keep[6] = {1.0f, 1.0f, 0.62f, 1.0f, 0.8f, 1.0f};
+    enum { SHADES = 12 };
+    static const float toward_white[SHADES] = {0.0f, 0.4f, 0.0f,  0.2f,  0.0f, 0.6f,
+                                               0.0f, 0.3f, 0.75f, 0.25f, 0.5f, 0.2f};
+    static const float keep[SHADES] = {1.0f,  1.0f, 0.62f, 1.0f,  0.8f,  1.0f,
+                                       0.45f, 0.7f, 1.0f,  0.45f, 0.75f, 0.85f};
     for (int i = 0; i < 3; i++) {
-        const float kept = keep[s % 6] * c[i];
-        out[i] = kept + toward_white[s % 6] * (1.0f - kept);
+        const float kept = keep[s % SHADES] * c[i];
+        out[i] = kept + toward_white[s % SHADES] * (1.0f - kept);
     }
 }
 
@@ -92,6 +95,7 @@ psb_scene_config psb_default_scene_config(void) {
     c.flag_turbulence = 2.0;
     c.model_gas = true;
     c.model_spring_k = true;
+    c.pile_balls = 12;
     // The same material in both modes, and air that brings the bouncing and
     // wobbling to rest within about ten seconds (each body's wind_drag of
     // 1 kg/(m^2 s) against its surface's motion: a 1 kg ball of 0.5 m
@@ -444,14 +448,21 @@ static psb_status build_planets(psb_scene *scene, psb_error *err) {
     return status;
 }
 
-// A dozen balls of three sizes and three gas amounts dropped into a box of
-// 1.6 m, four at a time, and a dozen rings of the same sizes and gas into
-// the same box in 2D, two at a time: they land on each other and settle
-// into a pile (contact between bodies, docs/contact.md).
+// A dozen balls (config.pile_balls) of three sizes and three gas amounts
+// dropped into a box of 1.6 m, four at a time, and a dozen rings of the
+// same sizes and gas into the same box in 2D, two at a time: they land on
+// each other and settle into a pile (contact between bodies,
+// docs/contact.md). More than a dozen balls drop nine at a time, on a 3 by
+// 3 square, into a box of 2.45 m.
 static psb_status build_pile(psb_scene *scene, psb_error *err) {
     const psb_scene_config *c = &scene->config;
     psb_params params = *psb_world_params(scene->world);
-    const double half = 1.6 * c->radius; // 0.8 m for the default radius of 0.5 m
+    // Balls on a side of a layer's square, and the box around them: the
+    // balls' centres 1.7 radii apart, the walls 0.75 radii beyond the
+    // outer ones (0.8 m for the default radius of 0.5 m and two a side).
+    const int side = c->pile_balls > 12 ? 3 : 2;
+    const double spot = 0.85 * c->radius, layer = 2.0 * c->radius;
+    const double half = (side == 2 ? 1.6 : 2.45) * c->radius;
     params.walls = true;
     params.walls_min = (psb_vec3){-half, c->params.floor_y - 1.0, -half};
     params.walls_max = (psb_vec3){half, c->params.floor_y + 50.0, half};
@@ -464,10 +475,10 @@ static psb_status build_pile(psb_scene *scene, psb_error *err) {
     static const double sizes[3] = {0.8, 0.6, 0.7};
     static const double gas[3] = {0.5, 1.0, 2.0};
     const double ring_gas = 3.0;
-    const double spot = 0.85 * c->radius, layer = 2.0 * c->radius;
     for (int kind = 0; kind < 2 && status == PSB_OK; kind++) {
         const bool rings = kind == 0;
-        for (int k = 0; k < 12 && status == PSB_OK; k++) {
+        const int count = rings ? 12 : c->pile_balls;
+        for (int k = 0; k < count && status == PSB_OK; k++) {
             const int size = k % 3, amount = (k / 3 + k) % 3;
             psb_mesh mesh;
             const double r = sizes[size] * c->radius;
@@ -476,13 +487,15 @@ static psb_status build_pile(psb_scene *scene, psb_error *err) {
             if (status != PSB_OK) {
                 break;
             }
-            // 3D: layers of four on the corners of a square; 2D: layers of
-            // two. Each layer a little to the side of the one below, so that
-            // nothing stacks straight.
-            const int per_layer = rings ? 2 : 4, level = k / per_layer;
+            // 3D: layers of side by side on a square (four on its corners,
+            // or nine); 2D: layers of two. Each layer a little to the side
+            // of the one below, so that nothing stacks straight.
+            const int per_layer = rings ? 2 : side * side, level = k / per_layer;
             const double shift = 0.1 * c->radius * ((level % 2) ? 1 : -1);
-            const double x = (k % 2 ? spot : -spot) + shift;
-            const double z = rings ? 0.0 : ((k / 2) % 2 ? spot : -spot) - shift;
+            const int column = rings ? k % 2 : k % side, row = rings ? 0 : (k / side) % side;
+            const double first = rings ? -spot : -(side - 1) * spot;
+            const double x = first + column * 2.0 * spot + shift;
+            const double z = rings ? 0.0 : -(side - 1) * spot + row * 2.0 * spot - shift;
             const psb_body_params material = rings ? c->params.body : sphere_material(c, &mesh);
             const placement at = {x, z, c->drop_height + level * layer, &material};
             const double nrt =
@@ -495,7 +508,7 @@ static psb_status build_pile(psb_scene *scene, psb_error *err) {
             // lighter than the ball of its index.
             static const int shades[4] = {0, 2, 4, 3};
             float color[3];
-            shade(gas_colors[amount], shades[k / 3], color);
+            shade(gas_colors[amount], shades[(k / 3) % 4], color);
             if (rings) {
                 float ball[3];
                 memcpy(ball, color, sizeof ball);
@@ -554,6 +567,10 @@ static psb_status check_config(const psb_scene_config *c, psb_error *err) {
     if (c->ring_points < 3) {
         return psb_error_set(err, PSB_ERR_INVALID, "scene ring_points: expected >= 3, got %d",
                              c->ring_points);
+    }
+    if (c->pile_balls < 1 || c->pile_balls > PSB_PILE_MAX_BALLS) {
+        return psb_error_set(err, PSB_ERR_INVALID, "scene pile_balls: expected 1..%d, got %d",
+                             PSB_PILE_MAX_BALLS, c->pile_balls);
     }
     if (c->sphere_level < 0 || c->sphere_level > 8) {
         return psb_error_set(err, PSB_ERR_INVALID, "scene sphere_level: expected 0..8, got %d",

@@ -146,6 +146,13 @@ static const psb_option view_table[] = {
      .help = "the scene to start with (listed below with the digit key that picks it in the "
              "window; Tab steps through them)",
      .choice = psb_viewer_scene_name},
+    {.name = "balls",
+     .type = PSB_OPT_INT,
+     .offset = VIEW_FIELD(config.scene_config.pile_balls),
+     .meta = "N",
+     .help = "the balls the pile scene drops (more than 12: nine a layer into a box of 2.45 m)",
+     .min = 1,
+     .max = PSB_PILE_MAX_BALLS},
     {.name = "subdiv",
      .type = PSB_OPT_INT,
      .offset = VIEW_FIELD(config.scene_config.sphere_level),

@@ -65,6 +65,7 @@ typedef struct psb_sim_options {
     psb_mesh_options repair;   ///< how the OBJ file is repaired
     const char *scene;         ///< scene to run instead of a shape (a name psb_scene_find knows)
     psb_scene_config scene_config; ///< with --scene: its configuration, with the options given
+    int balls;                     ///< --balls: the pile scene's balls
     psb_sim_spheres spheres;
     psb_sim_pins pins;
     const char *csv;        ///< file for the CSV, or NULL
