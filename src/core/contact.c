@@ -8,8 +8,8 @@
 // each surface's triangles (a ring's edges) sit in a uniform grid built once
 // a step, so a point looks only at the cells within its search radius R_p,
 // and only at the triangles whose boxes are that near; pairs whose boxes are
-// apart and points outside the other body's grown box are skipped. The contacts are still found and resolved in the spec's
-// order (body A, body B, A's points by index), so the result is the model's.
+// apart and points outside the other body's grown box are skipped. The contacts are still found and
+// resolved in the spec's order (body A, body B, A's points by index), so the result is the model's.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +27,11 @@ enum {
 // world step, and, for a shell or a ring (a surface others touch), its
 // elements (triangles, or a ring's edges), their normals and the grid.
 typedef struct contact_body {
-    double *start[3];  // positions at the start of the world step, internal order, m
-    double *vstart[3]; // velocities then, m/s
+    double *start[3];    // positions at the start of the world step, internal order, m
+    double *vstart[3];   // velocities then, m/s
     unsigned char *mark; // per point: in a contact, to be pushed out of the colliders
-    double moved;     // D: the farthest any point moved in this step, m
-    psb_vec3 lo, hi;  // the box of the points now, m
+    double moved;        // D: the farthest any point moved in this step, m
+    psb_vec3 lo, hi;     // the box of the points now, m
 
     int elements; // triangles (a ring: edges), 0 for a cloth
     int per;      // corners per element: 3, or 2 on a ring
@@ -304,12 +304,13 @@ static void surface_grid(contact_body *cb, const psb_body *b) {
         for (int c = 0; c < 3; c++) {
             double lo = b->x[c][k[0]], hi = lo;
             for (int j = 1; j < cb->per; j++) {
-                lo = fmin(lo, b->x[c][k[j]]);
-                hi = fmax(hi, b->x[c][k[j]]);
+                const double xj = b->x[c][k[j]];
+                lo = xj < lo ? xj : lo; // (fmin and fmax are calls here)
+                hi = xj > hi ? xj : hi;
             }
             cb->box[c][e] = lo;
             cb->box[3 + c][e] = hi;
-            widest = fmax(widest, hi - lo);
+            widest = hi - lo > widest ? hi - lo : widest;
         }
     }
     const psb_vec3 size = sub(cb->hi, cb->lo);
@@ -495,7 +496,6 @@ static psb_vec3 relative_velocity(const psb_world *w, const contact *c, bool sta
     return u;
 }
 
-
 static bool boxes_apart(psb_vec3 alo, psb_vec3 ahi, psb_vec3 blo, psb_vec3 bhi, double grow) {
     return ahi.x < blo.x - grow || alo.x > bhi.x + grow || ahi.y < blo.y - grow ||
            alo.y > bhi.y + grow || ahi.z < blo.z - grow || alo.z > bhi.z + grow;
@@ -510,6 +510,68 @@ static bool add_contact(struct contact_list *list, const contact *c) {
     }
     list->items[list->count++] = *c;
     return true;
+}
+
+// A search for the element of a surface nearest to p within sqrt(R2):
+// the nearest so far (best, -1 if none), its squared distance and the
+// coordinates of its nearest point.
+typedef struct nearest {
+    psb_vec3 p;
+    double R2;
+    int best;
+    double best_d2, beta[3];
+} nearest;
+
+// How far p's coordinate pc lies outside cell i of the grid along an axis
+// (origin o), squared; a little slack for the rounding of cell_of.
+static double cell_gap2(const contact_body *cb, double pc, double o, int i) {
+    const double lo = o + i * cb->cell, hi = lo + cb->cell, slack = 1e-9 * cb->cell;
+    const double below = lo - slack - pc, above = pc - hi - slack;
+    const double gap = below > 0.0 ? below : above > 0.0 ? above : 0.0;
+    return gap * gap;
+}
+
+// Looks at the elements of cell (x, y, z) of cb's grid not looked at yet in
+// this query. Of equals, the lowest index, as a scan in index order that
+// takes only a strictly nearer one: the result does not depend on the order
+// the cells are seen in.
+static void look_in_cell(contact_body *cb, const psb_body *b, nearest *q, int x, int y, int z) {
+    const double pc[3] = {q->p.x, q->p.y, q->p.z};
+    const int at = (z * cb->dims[1] + y) * cb->dims[0] + x;
+    for (int s = cb->cell_start[at]; s < cb->cell_start[at + 1]; s++) {
+        const int e = cb->item[s];
+        if (cb->stamp[e] == cb->query) {
+            continue;
+        }
+        cb->stamp[e] = cb->query;
+        // No nearer than its box: skip it when the box is beyond R, or
+        // beyond the best so far.
+        double box_d2 = 0.0;
+        for (int c = 0; c < 3; c++) {
+            const double below = cb->box[c][e] - pc[c];
+            const double above = pc[c] - cb->box[3 + c][e];
+            const double gap = below > 0.0 ? below : above > 0.0 ? above : 0.0;
+            box_d2 += gap * gap;
+        }
+        if (box_d2 > q->R2 || box_d2 > q->best_d2) {
+            continue;
+        }
+        const int *ek = &cb->corner[cb->per * e];
+        double beta[3];
+        if (cb->per == 2) {
+            nearest_on_segment(q->p, point_at(b, ek[0]), point_at(b, ek[1]), beta);
+        } else {
+            nearest_on_triangle(q->p, point_at(b, ek[0]), point_at(b, ek[1]), point_at(b, ek[2]),
+                                beta);
+        }
+        const psb_vec3 d = sub(q->p, surface_point(b, ek, beta, cb->per));
+        const double d2 = dot(d, d);
+        if (d2 < q->best_d2 || (d2 == q->best_d2 && e < q->best)) {
+            q->best = e;
+            q->best_d2 = d2;
+            memcpy(q->beta, beta, sizeof beta);
+        }
+    }
 }
 
 // The points of body a that touch body b (docs/contact.md), appended to
@@ -546,51 +608,33 @@ static bool find_pair(psb_world *w, int ia, int ib, double R) {
             memset(cb->stamp, 0, (size_t)cb->elements * sizeof(int));
             cb->query = 1;
         }
-        int best = -1;
-        double best_d2 = INFINITY, best_beta[3] = {0.0, 0.0, 0.0};
+        // The point's own cell first, so that the nearest so far is near
+        // and prunes the other cells of the range whole.
+        nearest q = {.p = p, .R2 = R2, .best = -1, .best_d2 = INFINITY};
+        int own[3];
+        for (int c = 0; c < 3; c++) {
+            own[c] = cell_of(pc[c], oc[c], cb->cell, cb->dims[c]);
+            own[c] = own[c] < from[c] ? from[c] : own[c] > to[c] ? to[c] : own[c];
+        }
+        look_in_cell(cb, b, &q, own[0], own[1], own[2]);
+        // Then the rest of the range, leaving out each slab, row and cell
+        // farther from p than the nearest so far (an element nearer than
+        // that lies in a cell that is not).
         for (int z = from[2]; z <= to[2]; z++) {
-            for (int y = from[1]; y <= to[1]; y++) {
-                for (int x = from[0]; x <= to[0]; x++) {
-                    const int at = (z * cb->dims[1] + y) * cb->dims[0] + x;
-                    for (int s = cb->cell_start[at]; s < cb->cell_start[at + 1]; s++) {
-                        const int e = cb->item[s];
-                        if (cb->stamp[e] == cb->query) {
-                            continue;
-                        }
-                        cb->stamp[e] = cb->query;
-                        // No nearer than its box: skip it when the box is
-                        // beyond R, or beyond the best so far.
-                        double box_d2 = 0.0;
-                        for (int c = 0; c < 3; c++) {
-                            const double below = cb->box[c][e] - pc[c];
-                            const double above = pc[c] - cb->box[3 + c][e];
-                            const double gap = below > 0.0 ? below : above > 0.0 ? above : 0.0;
-                            box_d2 += gap * gap;
-                        }
-                        if (box_d2 > R2 || box_d2 > best_d2) {
-                            continue;
-                        }
-                        const int *ek = &cb->corner[cb->per * e];
-                        double beta[3];
-                        if (cb->per == 2) {
-                            nearest_on_segment(p, point_at(b, ek[0]), point_at(b, ek[1]), beta);
-                        } else {
-                            nearest_on_triangle(p, point_at(b, ek[0]), point_at(b, ek[1]),
-                                                point_at(b, ek[2]), beta);
-                        }
-                        const psb_vec3 d = sub(p, surface_point(b, ek, beta, cb->per));
-                        const double d2 = dot(d, d);
-                        // The nearest; of equals, the lowest index (as a scan
-                        // in index order that takes only a strictly nearer one).
-                        if (d2 < best_d2 || (d2 == best_d2 && e < best)) {
-                            best = e;
-                            best_d2 = d2;
-                            memcpy(best_beta, beta, sizeof beta);
-                        }
+            const double gz = cell_gap2(cb, pc[2], oc[2], z);
+            for (int y = from[1]; y <= to[1] && gz <= q.R2 && gz <= q.best_d2; y++) {
+                const double gzy = gz + cell_gap2(cb, pc[1], oc[1], y);
+                for (int x = from[0]; x <= to[0] && gzy <= q.R2 && gzy <= q.best_d2; x++) {
+                    const double g = gzy + cell_gap2(cb, pc[0], oc[0], x);
+                    if (g <= q.R2 && g <= q.best_d2) {
+                        look_in_cell(cb, b, &q, x, y, z);
                     }
                 }
             }
         }
+        const int best = q.best;
+        const double best_d2 = q.best_d2;
+        const double *best_beta = q.beta;
         if (best < 0 || best_d2 > R2) {
             continue;
         }
@@ -619,7 +663,6 @@ static bool find_pair(psb_world *w, int ia, int ib, double R) {
 static bool takes_part(const psb_body *b) {
     return b->params.contact && b->touch;
 }
-
 
 static double inverse_mass_sum(const psb_world *w, const contact *c) {
     const psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
