@@ -453,6 +453,52 @@ static void test_pinned(const psb_mesh *ball) {
     psb_model_destroy(m);
 }
 
+// A ball dragged by the grab spring into a ball at rest pushes it ahead:
+// held by the point farthest from the other ball, its target moving at
+// 1 m/s toward it for 1.5 s, it meets the ball and drives it along the
+// pull, and no point of either ends a step inside the other.
+static void test_grab_pushes(const psb_mesh *ball, psb_integrator integrator, int substeps) {
+    psb_params p = free_params(1.0 / 60.0);
+    p.integrator = integrator;
+    p.substeps = substeps;
+    psb_model *m = make_model(&p);
+    if (!m) {
+        return;
+    }
+    const psb_body_params bp = ball_material(ball, 200.0, 0.1, 400.0);
+    const psb_vec3 still = {0.0, 0.0, 0.0};
+    const int a = add_body(m, ball, bp, (psb_vec3){-0.7, 0.0, 0.0}, still);
+    const int b = add_body(m, ball, bp, (psb_vec3){0.7, 0.0, 0.0}, still);
+    const psb_vec3 *x = psb_model_positions(m, a);
+    int held = 0;
+    for (int i = 1; i < psb_model_point_count(m, a); i++) {
+        held = x[i].x < x[held].x ? i : held;
+    }
+    const psb_vec3 from = x[held];
+    const double b_from = centroid(m, b).x;
+    const psb_mesh *meshes[2] = {ball, ball};
+    int inside = 0, most = 0;
+    double deepest = 0.0;
+    for (int s = 0; s < 90; s++) {
+        const psb_vec3 target = {from.x + (s + 1) / 60.0, from.y, from.z};
+        psb_model_grab(m, a, held, target, 100.0);
+        psb_model_step(m);
+        inside += points_inside(m, meshes, &deepest);
+        most = psb_model_contact_count(m) > most ? psb_model_contact_count(m) : most;
+    }
+    const double pushed = centroid(m, b).x - b_from, ahead = body_velocity(m, b).x;
+    printf("grab (%s, %d sub-steps): the pushed ball moved %.3f m, at %.3f m/s at the end; %d "
+           "points inside (largest winding number %.3f), at most %d contacts\n",
+           psb_integrator_name(integrator), substeps, pushed, ahead, inside, deepest, most);
+    CHECK(most > 0, "grab, %s: the balls never touched", psb_integrator_name(integrator));
+    CHECK(inside == 0, "grab, %s: %d points ended a step inside the other ball",
+          psb_integrator_name(integrator), inside);
+    CHECK(pushed > 0.3 && ahead > 0.3,
+          "grab, %s: the ball at rest was not pushed along (moved %g m, at %g m/s)",
+          psb_integrator_name(integrator), pushed, ahead);
+    psb_model_destroy(m);
+}
+
 // Two balls head on, one of them with contact off (or body_contact off in
 // the world, or neither: the control): how far A's centre ends past B's.
 static double pass_through(const psb_mesh *ball, bool world_on, bool body_on, int *contacts) {
@@ -587,6 +633,8 @@ int main(void) {
           "the balls part at %g (e = 1) and %g (e = 0) times the speed they met at", rebound[1],
           rebound[0]);
     test_pinned(&ball);
+    test_grab_pushes(&ball, PSB_SYMPLECTIC_EULER, 20);
+    test_grab_pushes(&ball, PSB_BDF2, 1);
     test_switched_off(&ball);
     test_cloth_on_ball(&ball);
     test_ring_and_ball(&ring, &ball);

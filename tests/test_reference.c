@@ -357,6 +357,23 @@ int main(void) {
     collide.defs[1].velocity = (psb_vec3){-1.0, 0.0, 0.0};
     collide.body_count = 2;
 
+    // A ball at rest pulled by the grab spring, by its point farthest from
+    // the other ball, into that ball: it pushes it along.
+    scene grab = base("a grabbed ball pushing another", 45);
+    grab.params.floor = false;
+    grab.params.gravity = 0.0;
+    grab.defs[0] = psb_mesh_body_def(&ico2);
+    grab.defs[0].params = material(200.0, 0.1, 60.0);
+    grab.defs[0].offset = (psb_vec3){-0.6, 0.0, 0.0};
+    grab.defs[1] = grab.defs[0];
+    grab.defs[1].offset = (psb_vec3){0.6, 0.05, 0.0};
+    grab.body_count = 2;
+    grab.grab = 0;
+    for (int i = 1; i < ico2.point_count; i++) {
+        grab.grab = ico2.points[i].x < ico2.points[grab.grab].x ? i : grab.grab;
+    }
+    grab.grab_to = (psb_vec3){1.0, 0.0, 0.0};
+
     // Four balls dropped into the walls' box onto each other and the floor
     // (too narrow for them all to lie on it). Contacts make a run sensitive
     // (the two answers part from rounding, growing several times a step in
@@ -392,6 +409,7 @@ int main(void) {
     rings.body_count = 2;
 
     run(&collide);
+    run(&grab);
     run(&pile);
     run(&rings);
     run(&spin);
