@@ -723,6 +723,14 @@ run sim --scene pile --balls 50 --steps 1 --subdiv 1 --points 16 --summary
 expect_status 0 "--scene pile --balls 50"
 expect_value bodies 62 "the pile of fifty: fifty balls and twelve rings"
 expect_value contacts 0 "--balls 50: the bodies start apart"
+# The contacts' search on two threads (each body's on one of them) finds
+# the same contacts in the same order: the same bits as on one.
+run sim --scene pile --balls 20 --steps 90 --subdiv 1 --points 16 --summary --threads 1
+cp "$tmp/out" "$tmp/one_thread"
+run sim --scene pile --balls 20 --steps 90 --subdiv 1 --points 16 --summary --threads 2
+checks=$((checks + 1))
+cmp -s "$tmp/out" "$tmp/one_thread" || fail "the pile on two threads differs from one thread"
+[ "$(value contacts)" -gt 10 ] || fail "--balls 20: contacts=$(value contacts), expected the bodies to touch"
 run sim --balls 3 --steps 1
 expect_status 2 "--balls without --scene pile" && expect_one_error_line "--balls without the pile" &&
     expect_in "$tmp/err" "--balls needs --scene pile" "the refusal says what --balls needs"

@@ -16,6 +16,10 @@
 
 #include "internal.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 enum {
     POSITION_PASSES = 4, // Gauss-Seidel passes over the contacts' positions
     VELOCITY_PASSES = 4, // ... and over their normal velocities
@@ -50,8 +54,6 @@ typedef struct contact_body {
     int dims[3];
     int *cell_start;
     int *item;
-    int *stamp; // per element: the last query that looked at it
-    int query;
 } contact_body;
 
 // One contact: point p of body a against element e of body b, whose point
@@ -66,9 +68,28 @@ typedef struct contact {
     bool pushed; // the position passes had to push the pair apart
 } contact;
 
+// One search's output and stamps: the contacts it found, in the order it
+// found them, and per element of the surface searched the last query that
+// looked at it (the elements of the largest surface have room).
+typedef struct search {
+    contact *items;
+    int count, capacity;
+    int *stamp;
+    int stamp_size, query;
+} search;
+
+// The contacts of a step; and for a search on several threads, each
+// thread's own search (lanes) and which lane found body a's contacts
+// (from[a], count[a] of them from lane_of[a]'s items at start[a]).
 struct contact_list {
     contact *items;
     int count, capacity;
+    int *stamp; // the search on one thread: its stamps
+    int query;
+    int stamp_size;
+    search *lanes;
+    int lane_count, body_room;
+    int *lane_of, *start, *found;
 };
 
 static psb_vec3 v3(double x, double y, double z) {
@@ -147,7 +168,6 @@ void contact_body_destroy(contact_body *cb) {
         free(cb->across);
         free(cb->cell_start);
         free(cb->item);
-        free(cb->stamp);
         free(cb);
     }
 }
@@ -222,8 +242,7 @@ contact_body *contact_body_create(const psb_body *b) {
     cb->across = ring ? NULL : malloc(3 * (size_t)elements * sizeof(int));
     cb->cell_start = malloc((cells + 1) * sizeof(int));
     cb->item = malloc((size_t)ITEMS_PER_ELEMENT * (size_t)elements * sizeof(int));
-    cb->stamp = calloc((size_t)elements, sizeof(int));
-    if (!cb->corner || (!ring && !cb->across) || !cb->cell_start || !cb->item || !cb->stamp ||
+    if (!cb->corner || (!ring && !cb->across) || !cb->cell_start || !cb->item ||
         !alloc3(cb->face_n, elements) || !alloc3(cb->box, elements) ||
         !alloc3(cb->box + 3, elements) || !alloc3(cb->point_n, b->n_pad)) {
         contact_body_destroy(cb);
@@ -504,11 +523,11 @@ static bool boxes_apart(psb_vec3 alo, psb_vec3 ahi, psb_vec3 blo, psb_vec3 bhi, 
 // False when the list is full: it holds twice as many contacts as the world
 // has points (psb_world_add_body sizes it), which a step would only reach
 // with every point touching two bodies at once; the step never allocates.
-static bool add_contact(struct contact_list *list, const contact *c) {
-    if (list->count == list->capacity) {
+static bool add_contact(search *out, const contact *c) {
+    if (out->count == out->capacity) {
         return false;
     }
-    list->items[list->count++] = *c;
+    out->items[out->count++] = *c;
     return true;
 }
 
@@ -535,15 +554,16 @@ static double cell_gap2(const contact_body *cb, double pc, double o, int i) {
 // this query. Of equals, the lowest index, as a scan in index order that
 // takes only a strictly nearer one: the result does not depend on the order
 // the cells are seen in.
-static void look_in_cell(contact_body *cb, const psb_body *b, nearest *q, int x, int y, int z) {
+static void look_in_cell(const contact_body *cb, const psb_body *b, search *out, nearest *q, int x,
+                         int y, int z) {
     const double pc[3] = {q->p.x, q->p.y, q->p.z};
     const int at = (z * cb->dims[1] + y) * cb->dims[0] + x;
     for (int s = cb->cell_start[at]; s < cb->cell_start[at + 1]; s++) {
         const int e = cb->item[s];
-        if (cb->stamp[e] == cb->query) {
+        if (out->stamp[e] == out->query) {
             continue;
         }
-        cb->stamp[e] = cb->query;
+        out->stamp[e] = out->query;
         // No nearer than its box: skip it when the box is beyond R, or
         // beyond the best so far.
         double box_d2 = 0.0;
@@ -577,7 +597,7 @@ static void look_in_cell(contact_body *cb, const psb_body *b, nearest *q, int x,
 // The points of body a that touch body b (docs/contact.md), appended to
 // the list in a's point order; R is the largest search radius of a point
 // of a (the pair's). False when the list is full.
-static bool find_pair(psb_world *w, int ia, int ib, double R) {
+static bool find_pair(const psb_world *w, int ia, int ib, double R, search *out) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
     contact_body *cb = b->touch;
     const double delta = w->params.contact_thickness;
@@ -604,9 +624,9 @@ static bool find_pair(psb_world *w, int ia, int ib, double R) {
             from[c] = cell_of(pc[c] - Rp, oc[c], cb->cell, cb->dims[c]);
             to[c] = cell_of(pc[c] + Rp, oc[c], cb->cell, cb->dims[c]);
         }
-        if (++cb->query == INT_MAX) { // stamps wrap: start them again
-            memset(cb->stamp, 0, (size_t)cb->elements * sizeof(int));
-            cb->query = 1;
+        if (++out->query == INT_MAX) { // stamps wrap: start them again
+            memset(out->stamp, 0, (size_t)out->stamp_size * sizeof(int));
+            out->query = 1;
         }
         // The point's own cell first, so that the nearest so far is near
         // and prunes the other cells of the range whole.
@@ -616,7 +636,7 @@ static bool find_pair(psb_world *w, int ia, int ib, double R) {
             own[c] = cell_of(pc[c], oc[c], cb->cell, cb->dims[c]);
             own[c] = own[c] < from[c] ? from[c] : own[c] > to[c] ? to[c] : own[c];
         }
-        look_in_cell(cb, b, &q, own[0], own[1], own[2]);
+        look_in_cell(cb, b, out, &q, own[0], own[1], own[2]);
         // Then the rest of the range, leaving out each slab, row and cell
         // farther from p than the nearest so far (an element nearer than
         // that lies in a cell that is not).
@@ -627,7 +647,7 @@ static bool find_pair(psb_world *w, int ia, int ib, double R) {
                 for (int x = from[0]; x <= to[0] && gzy <= q.R2 && gzy <= q.best_d2; x++) {
                     const double g = gzy + cell_gap2(cb, pc[0], oc[0], x);
                     if (g <= q.R2 && g <= q.best_d2) {
-                        look_in_cell(cb, b, &q, x, y, z);
+                        look_in_cell(cb, b, out, &q, x, y, z);
                     }
                 }
             }
@@ -651,7 +671,7 @@ static bool find_pair(psb_world *w, int ia, int ib, double R) {
             c.beta[j] = j < cb->per ? best_beta[j] : 0.0;
         }
         c.un0 = dot(relative_velocity(w, &c, true), m);
-        if (!add_contact(w->contacts, &c)) {
+        if (!add_contact(out, &c)) {
             return false;
         }
     }
@@ -837,30 +857,89 @@ static void measure_bodies(psb_world *w) {
 }
 
 // The contacts of every pair of bodies. False when the list is full.
-static bool find_all(psb_world *w) {
-    w->contacts->count = 0;
-    for (int ia = 0; ia < w->body_count; ia++) {
-        const psb_body *a = w->bodies[ia];
-        if (!takes_part(a)) {
-            continue;
-        }
-        for (int ib = 0; ib < w->body_count; ib++) {
-            psb_body *b = w->bodies[ib];
-            if (ib == ia || !takes_part(b) || b->touch->elements == 0 ||
-                (a->kind == PSB_RING) != (b->kind == PSB_RING)) {
-                continue;
-            }
-            const double R = w->params.contact_thickness + a->touch->moved + b->touch->moved;
-            if (boxes_apart(a->touch->lo, a->touch->hi, b->touch->lo, b->touch->hi, R)) {
-                continue;
-            }
-            prepare_surface(b->touch, b, w->steps);
-            if (!find_pair(w, ia, ib, R)) {
-                return false;
-            }
+// Whether body a's points look for body b's surface, and the pair's search
+// radius R.
+static bool pair_near(const psb_world *w, int ia, int ib, double *R) {
+    const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
+    if (ib == ia || !takes_part(a) || !takes_part(b) || b->touch->elements == 0 ||
+        (a->kind == PSB_RING) != (b->kind == PSB_RING)) {
+        return false;
+    }
+    *R = w->params.contact_thickness + a->touch->moved + b->touch->moved;
+    return !boxes_apart(a->touch->lo, a->touch->hi, b->touch->lo, b->touch->hi, *R);
+}
+
+// Body a's contacts with every other body, in b's order, into out.
+static bool find_body(const psb_world *w, int ia, search *out) {
+    for (int ib = 0; ib < w->body_count; ib++) {
+        double R;
+        if (pair_near(w, ia, ib, &R) && !find_pair(w, ia, ib, R, out)) {
+            return false;
         }
     }
     return true;
+}
+
+// Every contact, in the order of a, then b, then a's points. With threads,
+// each body a's search runs on one of them into that thread's lane, and
+// the lanes' contacts are copied into the list in that order after: the
+// same list as on one thread (a lane has room for as many as the list, so
+// the first contacts that do not fit are the same too).
+static bool find_all(psb_world *w) {
+    struct contact_list *list = w->contacts;
+    list->count = 0;
+    // The surfaces that will be searched: their normals and grids, first.
+    for (int ib = 0; ib < w->body_count; ib++) {
+        for (int ia = 0; ia < w->body_count; ia++) {
+            double R;
+            if (pair_near(w, ia, ib, &R)) {
+                prepare_surface(w->bodies[ib]->touch, w->bodies[ib], w->steps);
+                break;
+            }
+        }
+    }
+    const int threads = w->params.threads;
+#ifdef _OPENMP
+    if (threads > 1 && list->lane_count >= threads && list->body_room >= w->body_count &&
+        w->body_count > 2) {
+        bool whole = true;
+        for (int t = 0; t < threads; t++) {
+            list->lanes[t].count = 0;
+        }
+#pragma omp parallel for num_threads(threads) schedule(dynamic) reduction(&& : whole)
+        for (int ia = 0; ia < w->body_count; ia++) {
+            const int t = omp_get_thread_num();
+            search *lane = &list->lanes[t];
+            list->lane_of[ia] = t;
+            list->start[ia] = lane->count;
+            whole = find_body(w, ia, lane) && whole;
+            list->found[ia] = lane->count - list->start[ia];
+        }
+        for (int ia = 0; ia < w->body_count; ia++) {
+            const search *lane = &list->lanes[list->lane_of[ia]];
+            const int room = list->capacity - list->count;
+            const int n = list->found[ia] < room ? list->found[ia] : room;
+            memcpy(list->items + list->count, lane->items + list->start[ia],
+                   (size_t)n * sizeof *list->items);
+            list->count += n;
+            whole = whole && n == list->found[ia];
+        }
+        return whole;
+    }
+#endif
+    (void)threads;
+    search one = {.items = list->items,
+                  .capacity = list->capacity,
+                  .stamp = list->stamp,
+                  .stamp_size = list->stamp_size,
+                  .query = list->query};
+    bool whole = true;
+    for (int ia = 0; ia < w->body_count && whole; ia++) {
+        whole = find_body(w, ia, &one);
+    }
+    list->count = one.count;
+    list->query = one.query;
+    return whole;
 }
 
 bool contact_step(psb_world *w) {
@@ -904,24 +983,101 @@ struct contact_list *contact_list_create(void) {
     return calloc(1, sizeof(struct contact_list));
 }
 
+static void free_lanes(struct contact_list *list) {
+    for (int t = 0; t < list->lane_count; t++) {
+        free(list->lanes[t].items);
+        free(list->lanes[t].stamp);
+    }
+    free(list->lanes);
+    list->lanes = NULL;
+    list->lane_count = 0;
+}
+
 void contact_list_destroy(struct contact_list *list) {
     if (list) {
+        free_lanes(list);
         free(list->items);
+        free(list->stamp);
+        free(list->lane_of);
+        free(list->start);
+        free(list->found);
         free(list);
     }
 }
 
-bool contact_list_reserve(struct contact_list *list, int capacity) {
-    if (capacity <= list->capacity) {
+// Lanes for `threads` threads (none for one), each with room for the
+// list's capacity and stamp_size stamps. False: no memory (the list keeps
+// no lanes, and searches on one thread).
+static bool make_lanes(struct contact_list *list, int threads) {
+    free_lanes(list);
+    if (threads < 2) {
         return true;
     }
-    contact *items = realloc(list->items, (size_t)capacity * sizeof *items);
-    if (!items) {
+    list->lanes = calloc((size_t)threads, sizeof *list->lanes);
+    if (!list->lanes) {
         return false;
     }
-    list->items = items;
-    list->capacity = capacity;
+    list->lane_count = threads;
+    for (int t = 0; t < threads; t++) {
+        search *lane = &list->lanes[t];
+        lane->items = malloc((size_t)(list->capacity > 0 ? list->capacity : 1) * sizeof(contact));
+        lane->stamp = calloc((size_t)(list->stamp_size > 0 ? list->stamp_size : 1), sizeof(int));
+        lane->capacity = list->capacity;
+        lane->stamp_size = list->stamp_size;
+        if (!lane->items || !lane->stamp) {
+            free_lanes(list);
+            return false;
+        }
+    }
     return true;
+}
+
+bool contact_list_reserve(struct contact_list *list, int capacity, int elements, int bodies,
+                          int threads) {
+    if (capacity > list->capacity) {
+        contact *items = realloc(list->items, (size_t)capacity * sizeof *items);
+        if (!items) {
+            return false;
+        }
+        list->items = items;
+        list->capacity = capacity;
+    }
+    if (elements > list->stamp_size) {
+        int *stamp = calloc((size_t)elements, sizeof(int));
+        if (!stamp) {
+            return false;
+        }
+        free(list->stamp);
+        list->stamp = stamp;
+        list->stamp_size = elements;
+        list->query = 0;
+    }
+    if (bodies > list->body_room) {
+        int *lane_of = malloc((size_t)bodies * sizeof(int));
+        int *start = malloc((size_t)bodies * sizeof(int));
+        int *found = malloc((size_t)bodies * sizeof(int));
+        if (!lane_of || !start || !found) {
+            free(lane_of);
+            free(start);
+            free(found);
+            return false;
+        }
+        free(list->lane_of);
+        free(list->start);
+        free(list->found);
+        list->lane_of = lane_of;
+        list->start = start;
+        list->found = found;
+        list->body_room = bodies;
+    }
+    const bool lanes_fit =
+        threads < 2 || (list->lane_count == threads && list->lanes[0].capacity == list->capacity &&
+                        list->lanes[0].stamp_size == list->stamp_size);
+    return lanes_fit || make_lanes(list, threads);
+}
+
+int contact_body_elements(const contact_body *cb) {
+    return cb ? cb->elements : 0;
 }
 
 int psb_world_contact_count(const psb_world *w) {

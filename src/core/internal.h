@@ -124,7 +124,7 @@ typedef struct psb_body {
     struct implicit_work *implicit;
     psb_solver_report solver;
 
-    void *block;     // the allocation behind the per-point arrays
+    void *block; // the allocation behind the per-point arrays
 } psb_body;
 
 /// Component c (0 x, 1 y, 2 z) of the total force on internal point i from
@@ -306,10 +306,16 @@ bool world_has_obstacles(const psb_world *w);
 // contact.c: contact between bodies, once per world step (docs/contact.md).
 struct contact_body *contact_body_create(const psb_body *b);
 void contact_body_destroy(struct contact_body *cb);
+/// The triangles (a ring: edges) of a body's surface that others touch (0
+/// for a cloth, or none).
+int contact_body_elements(const struct contact_body *cb);
 struct contact_list *contact_list_create(void);
 void contact_list_destroy(struct contact_list *list);
-/// Room for `capacity` contacts (false: no memory).
-bool contact_list_reserve(struct contact_list *list, int capacity);
+/// Room for `capacity` contacts, a search of surfaces of up to `elements`
+/// triangles (or edges), `bodies` bodies, and the search on `threads`
+/// threads (false: no memory; what was there is kept).
+bool contact_list_reserve(struct contact_list *list, int capacity, int elements, int bodies,
+                          int threads);
 /// Point k was moved from `from` to where it is now from outside its own
 /// step, as contact moves it: BDF2 takes it as its whole past moved with it
 /// (its history, and where the last step left it, moved the same), not as a

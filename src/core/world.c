@@ -95,6 +95,16 @@ void psb_world_destroy(psb_world *w) {
     free(w);
 }
 
+// The most triangles (a ring: edges) of any body's surface, with b too.
+static int contact_elements(const psb_world *w, const psb_body *b) {
+    int most = b ? contact_body_elements(b->touch) : 0;
+    for (int k = 0; k < w->body_count; k++) {
+        const int e = contact_body_elements(w->bodies[k]->touch);
+        most = e > most ? e : most;
+    }
+    return most;
+}
+
 psb_status psb_world_set_params(psb_world *w, const psb_params *params, psb_error *err) {
     psb_status status = psb_params_validate(params, err);
     if (status != PSB_OK) {
@@ -110,6 +120,13 @@ psb_status psb_world_set_params(psb_world *w, const psb_params *params, psb_erro
         free(w->slots);
         w->slots = slots;
         w->slot_count = params->threads;
+    }
+    if (!contact_list_reserve(w->contacts, 0, contact_elements(w, NULL), w->body_count,
+                              params->threads)) {
+        return psb_error_set(err, PSB_ERR_NOMEM,
+                             "out of memory for the contacts' search on %d "
+                             "threads",
+                             params->threads);
     }
     for (int k = 0; k < w->body_count; k++) {
         status = body_size_rings(w->bodies[k], params->threads, err);
@@ -157,7 +174,8 @@ int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
     for (int k = 0; k < w->body_count; k++) {
         points += w->bodies[k]->n;
     }
-    if (!contact_list_reserve(w->contacts, (int)(2 * points < INT_MAX ? 2 * points : INT_MAX))) {
+    if (!contact_list_reserve(w->contacts, (int)(2 * points < INT_MAX ? 2 * points : INT_MAX),
+                              contact_elements(w, b), w->body_count + 1, w->params.threads)) {
         body_destroy(b);
         psb_error_set(err, PSB_ERR_NOMEM, "out of memory for the contacts of %ld points", points);
         return -1;

@@ -573,10 +573,12 @@ contact)
     echo "the pile after 150 frames: $n contacts"
     [ "${n:-0}" -gt 20 ] || fail "the pile has $n contacts after 2.5 s"
     # --balls 50: the stress test's 62 bodies, every one in the report (the
-    # table has room for some and says how many more there are).
+    # table has room for some and says how many more there are), and after
+    # 10 s the plots full of all their lines, none left out.
     # shellcheck disable=SC2086
-    view 2 --scene pile --balls 50 $small
+    view 610 --scene pile --balls 50 $small
     expect bodies 62 "$tmp/report"
+    expect dropped_vertices 0 "$tmp/report"
     grep -q "^body61=ball 50 volume=" "$tmp/report" || fail "--balls 50: no ball 50 in the report"
     printf '2 key K\n' >"$tmp/script"
     # shellcheck disable=SC2086
