@@ -119,7 +119,7 @@ int psb_scene_find(const char *name);
 /// - "pile": twelve balls (config.pile_balls) and twelve rings of three
 ///   sizes and three gas amounts dropped into a box of 1.6 m, where they
 ///   settle into a pile; more than twelve balls drop nine a layer into a
-///   box of 2.45 m.
+///   box of 2.6 m.
 psb_status psb_scene_build(psb_scene *out, const char *name, const psb_scene_config *config,
                            psb_error *err);
 

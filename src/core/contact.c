@@ -881,10 +881,11 @@ static bool find_body(const psb_world *w, int ia, search *out) {
 }
 
 // Every contact, in the order of a, then b, then a's points. With threads,
-// each body a's search runs on one of them into that thread's lane, and
-// the lanes' contacts are copied into the list in that order after: the
-// same list as on one thread (a lane has room for as many as the list, so
-// the first contacts that do not fit are the same too).
+// each body a's search runs on one of them into that thread's lane (each
+// thread taking its bodies in increasing order: monotonic), and the lanes'
+// contacts are copied into the list in that order after: the same list as
+// on one thread (a lane has room for as many as the list, so the first
+// contacts that do not fit are the same too).
 static bool find_all(psb_world *w) {
     struct contact_list *list = w->contacts;
     list->count = 0;
@@ -906,7 +907,7 @@ static bool find_all(psb_world *w) {
         for (int t = 0; t < threads; t++) {
             list->lanes[t].count = 0;
         }
-#pragma omp parallel for num_threads(threads) schedule(dynamic) reduction(&& : whole)
+#pragma omp parallel for num_threads(threads) schedule(monotonic : dynamic) reduction(&& : whole)
         for (int ia = 0; ia < w->body_count; ia++) {
             const int t = omp_get_thread_num();
             search *lane = &list->lanes[t];
@@ -1034,7 +1035,10 @@ static bool make_lanes(struct contact_list *list, int threads) {
 
 bool contact_list_reserve(struct contact_list *list, int capacity, int elements, int bodies,
                           int threads) {
+    // Lanes smaller than the list would not find what one thread does: on
+    // any failure below the list keeps none (and searches on one thread).
     if (capacity > list->capacity) {
+        free_lanes(list);
         contact *items = realloc(list->items, (size_t)capacity * sizeof *items);
         if (!items) {
             return false;
@@ -1043,6 +1047,7 @@ bool contact_list_reserve(struct contact_list *list, int capacity, int elements,
         list->capacity = capacity;
     }
     if (elements > list->stamp_size) {
+        free_lanes(list);
         int *stamp = calloc((size_t)elements, sizeof(int));
         if (!stamp) {
             return false;

@@ -453,16 +453,22 @@ static psb_status build_planets(psb_scene *scene, psb_error *err) {
 // same sizes and gas into the same box in 2D, two at a time: they land on
 // each other and settle into a pile (contact between bodies,
 // docs/contact.md). More than a dozen balls drop nine at a time, on a 3 by
-// 3 square, into a box of 2.45 m.
+// 3 square, into a box of 2.6 m.
 static psb_status build_pile(psb_scene *scene, psb_error *err) {
     const psb_scene_config *c = &scene->config;
+    if (c->pile_balls < 1 || c->pile_balls > PSB_PILE_MAX_BALLS) {
+        return psb_error_set(err, PSB_ERR_INVALID, "scene pile_balls: expected 1..%d, got %d",
+                             PSB_PILE_MAX_BALLS, c->pile_balls);
+    }
     psb_params params = *psb_world_params(scene->world);
     // Balls on a side of a layer's square, and the box around them: the
-    // balls' centres 1.7 radii apart, the walls 0.75 radii beyond the
-    // outer ones (0.8 m for the default radius of 0.5 m and two a side).
+    // balls' centres 1.7 radii apart; the walls of the dozen's box 0.75
+    // radii beyond the outer centres (0.8 m for the default radius of
+    // 0.5 m), so that the largest balls start squeezed by them; nine a
+    // layer, far enough that the largest, shifted, starts inside.
     const int side = c->pile_balls > 12 ? 3 : 2;
     const double spot = 0.85 * c->radius, layer = 2.0 * c->radius;
-    const double half = (side == 2 ? 1.6 : 2.45) * c->radius;
+    const double half = (side == 2 ? 1.6 : 2.6) * c->radius;
     params.walls = true;
     params.walls_min = (psb_vec3){-half, c->params.floor_y - 1.0, -half};
     params.walls_max = (psb_vec3){half, c->params.floor_y + 50.0, half};
@@ -567,10 +573,6 @@ static psb_status check_config(const psb_scene_config *c, psb_error *err) {
     if (c->ring_points < 3) {
         return psb_error_set(err, PSB_ERR_INVALID, "scene ring_points: expected >= 3, got %d",
                              c->ring_points);
-    }
-    if (c->pile_balls < 1 || c->pile_balls > PSB_PILE_MAX_BALLS) {
-        return psb_error_set(err, PSB_ERR_INVALID, "scene pile_balls: expected 1..%d, got %d",
-                             PSB_PILE_MAX_BALLS, c->pile_balls);
     }
     if (c->sphere_level < 0 || c->sphere_level > 8) {
         return psb_error_set(err, PSB_ERR_INVALID, "scene sphere_level: expected 0..8, got %d",

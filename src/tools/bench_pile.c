@@ -83,9 +83,9 @@ int psb_bench_pile(const psb_bench_pile_args *args) {
     pile_run run = {0};
     // One warm-up (r = 0), the timed repeats, each from the start, and one
     // more with the stage timers on for the contact's time: profiling runs
-    // the bodies one after the other (their timers are shared), so the
-    // timed repeats leave it off and run the small bodies side by side on
-    // the threads; the contact stage runs on one thread either way.
+    // the bodies' steps one after the other (their timers are shared), so
+    // the timed repeats leave it off and run the small bodies side by side
+    // on the threads; the contact stage runs alike either way.
     for (int r = 0; r <= repeats + 1; r++) {
         if (!run_once(args, r > repeats, &run)) {
             return 1;

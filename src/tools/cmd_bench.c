@@ -82,8 +82,9 @@ static const psb_option bench_table[] = {
      .param = "threads",
      .offset = FIELD(threads),
      .meta = "N",
-     .help = "threads that share each body's step (bodies of 4096 points and up); with "
-             "--realtime the second thread count, 2 or more (1 thread is always timed too)",
+     .help = "threads that share each body's step (bodies of 4096 points and up; pile, "
+             "pile-50: also the small bodies' steps side by side and the contacts' search); "
+             "with --realtime the second thread count, 2 or more (1 thread is always timed too)",
      .default_text = "1; with --realtime 2"},
     {.name = "steps",
      .type = PSB_OPT_INT,

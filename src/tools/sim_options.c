@@ -169,7 +169,7 @@ static const psb_option scene_table[] = {
      .offset = SIM_FIELD(balls),
      .meta = "N",
      .help = "with --scene pile: the balls it drops (more than 12: nine a layer into a box of "
-             "2.45 m; 50 with the rings is the stress test of contact)",
+             "2.6 m; 50 with the rings is the stress test of contact)",
      .min = 1,
      .max = PSB_PILE_MAX_BALLS},
 };

@@ -13,8 +13,9 @@ enum {
     BG_VERTICES = 64,
     UI_BACK_VERTICES = 4 * 1024,
     // The two plots, each a line of two vertices a segment per body and
-    // sample, and the rest of the overlay's lines.
-    UI_LINE_VERTICES = 2 * 2 * MAX_BODIES * PLOT_SAMPLES + 16 * 1024,
+    // sample, drawn twice at a UI scale of 2 and up (plots.c), and the rest
+    // of the overlay's lines.
+    UI_LINE_VERTICES = 2 * 4 * MAX_BODIES * PLOT_SAMPLES + 16 * 1024,
     UI_TEXT_VERTICES = 4 * TEXT_QUADS,
     FLOOR_HALF = 60,        // m
     PIN_MARK_VERTICES = 24, // a pin's marker: an octahedron
