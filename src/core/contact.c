@@ -79,8 +79,8 @@ typedef struct search {
 } search;
 
 // The contacts of a step; and for a search on several threads, each
-// thread's own search (lanes) and which lane found body a's contacts
-// (from[a], count[a] of them from lane_of[a]'s items at start[a]).
+// thread's own search (lanes) and where body a's contacts are: found[a]
+// of them in lane lane_of[a]'s items from start[a].
 struct contact_list {
     contact *items;
     int count, capacity;
