@@ -106,7 +106,8 @@ typedef struct psb_body_params {
     double wind_drag;     ///< how hard the wind pushes, kg/(m^2 s) (>= 0): F = wind_drag A
                           ///< ((w - v) . n) n per point of area A and normal n (0 = ignores it);
                           ///< on a ring A is a length, and the unit kg/(m s)
-    bool contact; ///< touches the other bodies (when psb_params.body_contact is on; default on)
+    bool contact; ///< touches the other bodies (when psb_params.body_contact is on), and itself
+                  ///< (when psb_params.self_contact is on too; default on)
 } psb_body_params;
 
 /// The most threads psb_params.threads may ask for.
@@ -140,8 +141,12 @@ typedef struct psb_params {
     bool body_contact; ///< bodies touch each other (docs/contact.md): a point of one body does
                        ///< not end a step inside another; rings touch rings, 3D bodies 3D
                        ///< bodies (default on; psb_body_params.contact switches one body off)
+    bool self_contact; ///< with body_contact: a body touches itself too (docs/contact.md): a
+                       ///< point is held a skin off the rest of its own surface (its own
+                       ///< triangles left out) on the side it came from (default off)
     double contact_thickness; ///< the skin of contact between bodies, m (>= 0; default 0.01): a
                               ///< point closer than this to another body's surface is pushed out
+                              ///< (from a cloth: on the side it came from)
     int threads;       ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
                        ///< points and up (any integrator) is shared between them, smaller bodies
                        ///< run side by side, one thread each. Same bits whatever the count; on a

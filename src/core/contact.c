@@ -35,12 +35,17 @@ typedef struct contact_body {
     double *vstart[3];   // velocities then, m/s
     unsigned char *mark; // per point: in a contact, to be pushed out of the colliders
     double moved;        // D: the farthest any point moved in this step, m
+    psb_vec3 shift;      // t: the points' mean move in this step, m
+    double moved_rel;    // D_rel: the farthest any point moved, less t, m
     psb_vec3 lo, hi;     // the box of the points now, m
 
-    int elements; // triangles (a ring: edges), 0 for a cloth
+    int elements; // triangles (a ring: edges)
     int per;      // corners per element: 3, or 2 on a ring
     int *corner;  // per * elements internal indices
-    int *across;  // a shell's triangle across edge e (corner e to e + 1): 3 per triangle, or -1
+    int *across;  // a triangle's triangle across edge e (corner e to e + 1): 3 per triangle, or -1
+    // The points joined to each point by an edge of an element, internal
+    // indices: next[next_start[k] .. next_start[k + 1] - 1] for point k.
+    int *next_start, *next;
     double *face_n[3];  // unit normal of each element (outward), this step
     double *box[6];     // each element's box, this step: lo x, y, z, hi x, y, z, m
     double *point_n[3]; // pseudo-normal at each point (angle-weighted), this step
@@ -166,6 +171,8 @@ void contact_body_destroy(contact_body *cb) {
         free3(cb->point_n);
         free(cb->corner);
         free(cb->across);
+        free(cb->next_start);
+        free(cb->next);
         free(cb->cell_start);
         free(cb->item);
         free(cb);
@@ -222,6 +229,65 @@ static bool find_across(contact_body *cb) {
     return true;
 }
 
+// Each point's neighbours, the points joined to it by an edge of an element
+// (a triangle's three edges, a ring's edge), each once, in increasing
+// index: what a body's contacts with itself leave out.
+static bool find_next(contact_body *cb, int points) {
+    const int per = cb->per, slots = per * (per - 1) * cb->elements;
+    cb->next_start = calloc((size_t)points + 1, sizeof(int));
+    cb->next = malloc((size_t)(slots > 0 ? slots : 1) * sizeof(int));
+    int *fill = malloc((size_t)(points > 0 ? points : 1) * sizeof(int));
+    if (!cb->next_start || !cb->next || !fill) {
+        free(fill);
+        return false;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (int e = 0; e < cb->elements; e++) {
+            const int *k = &cb->corner[per * e];
+            for (int i = 0; i < per; i++) {
+                for (int j = 0; j < per; j++) {
+                    if (i == j) {
+                        continue;
+                    }
+                    if (pass == 0) {
+                        cb->next_start[k[i] + 1]++;
+                    } else {
+                        cb->next[fill[k[i]]++] = k[j];
+                    }
+                }
+            }
+        }
+        for (int k = 0; pass == 0 && k < points; k++) {
+            cb->next_start[k + 1] += cb->next_start[k];
+            fill[k] = cb->next_start[k];
+        }
+    }
+    free(fill);
+    // Sorted, each neighbour once (a shell names each edge twice).
+    int kept = 0;
+    for (int k = 0; k < points; k++) {
+        int *list = cb->next + cb->next_start[k];
+        const int count = cb->next_start[k + 1] - cb->next_start[k];
+        for (int i = 1; i < count; i++) { // insertion sort: a handful each
+            const int v = list[i];
+            int j = i - 1;
+            for (; j >= 0 && list[j] > v; j--) {
+                list[j + 1] = list[j];
+            }
+            list[j + 1] = v;
+        }
+        const int first = kept;
+        for (int i = 0; i < count; i++) {
+            if (i == 0 || list[i] != list[i - 1]) {
+                cb->next[kept++] = list[i];
+            }
+        }
+        cb->next_start[k] = first;
+    }
+    cb->next_start[points] = kept;
+    return true;
+}
+
 contact_body *contact_body_create(const psb_body *b) {
     contact_body *cb = calloc(1, sizeof *cb);
     if (!cb || !alloc3(cb->start, b->n_pad) || !alloc3(cb->vstart, b->n_pad) ||
@@ -230,9 +296,6 @@ contact_body *contact_body_create(const psb_body *b) {
         return NULL;
     }
     cb->prepared = -1;
-    if (b->kind == PSB_CLOTH) {
-        return cb;
-    }
     const bool ring = b->kind == PSB_RING;
     cb->per = ring ? 2 : 3;
     cb->elements = ring ? b->n : b->tri_count;
@@ -258,7 +321,7 @@ contact_body *contact_body_create(const psb_body *b) {
             }
         }
     }
-    if (!ring && !find_across(cb)) {
+    if ((!ring && !find_across(cb)) || !find_next(cb, b->n_pad)) {
         contact_body_destroy(cb);
         return NULL;
     }
@@ -534,12 +597,60 @@ static bool add_contact(search *out, const contact *c) {
 // A search for the element of a surface nearest to p within sqrt(R2):
 // the nearest so far (best, -1 if none), its squared distance and the
 // coordinates of its nearest point.
+// On the point's own body (self >= 0, the point's internal index), its own
+// elements are left out, and those whose nearest point is a corner joined
+// to it by an edge.
 typedef struct nearest {
     psb_vec3 p;
     double R2;
+    int self;
     int best;
     double best_d2, beta[3];
 } nearest;
+
+// Whether element e is point k's own (k is a corner), on k's own body.
+static bool own_element(const contact_body *cb, int e, int k) {
+    const int *ek = &cb->corner[cb->per * e];
+    for (int j = 0; j < cb->per; j++) {
+        if (ek[j] == k) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Whether element e has a corner that is point k or joined to it by an edge.
+static bool beside(const contact_body *cb, int e, int k) {
+    const int *ek = &cb->corner[cb->per * e];
+    for (int j = 0; j < cb->per; j++) {
+        if (ek[j] == k) {
+            return true;
+        }
+        for (int s = cb->next_start[k]; s < cb->next_start[k + 1]; s++) {
+            if (cb->next[s] == ek[j]) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+// Whether the nearest point (coordinates beta) of element e to point k is
+// a corner joined to k by an edge: k's distance to it is that edge's
+// length, which the springs keep; not a contact.
+static bool at_joined_corner(const contact_body *cb, int e, int k, const double *beta) {
+    const int *ek = &cb->corner[cb->per * e];
+    for (int j = 0; j < cb->per; j++) {
+        if (beta[j] == 1.0) {
+            for (int s = cb->next_start[k]; s < cb->next_start[k + 1]; s++) {
+                if (cb->next[s] == ek[j]) {
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
 
 // How far p's coordinate pc lies outside cell i of the grid along an axis
 // (origin o), squared; a little slack for the rounding of cell_of.
@@ -576,6 +687,9 @@ static void look_in_cell(const contact_body *cb, const psb_body *b, search *out,
         if (box_d2 > q->R2 || box_d2 > q->best_d2) {
             continue;
         }
+        if (q->self >= 0 && own_element(cb, e, q->self)) {
+            continue;
+        }
         const int *ek = &cb->corner[cb->per * e];
         double beta[3];
         if (cb->per == 2) {
@@ -583,6 +697,9 @@ static void look_in_cell(const contact_body *cb, const psb_body *b, search *out,
         } else {
             nearest_on_triangle(q->p, point_at(b, ek[0]), point_at(b, ek[1]), point_at(b, ek[2]),
                                 beta);
+        }
+        if (q->self >= 0 && at_joined_corner(cb, e, q->self, beta)) {
+            continue;
         }
         const psb_vec3 d = sub(q->p, surface_point(b, ek, beta, cb->per));
         const double d2 = dot(d, d);
@@ -594,14 +711,30 @@ static void look_in_cell(const contact_body *cb, const psb_body *b, search *out,
     }
 }
 
+// Where the point of coordinates beta on element e of surface cb was at
+// the start of the step.
+static psb_vec3 start_point(const contact_body *cb, int e, const double *beta) {
+    const int *ek = &cb->corner[cb->per * e];
+    psb_vec3 q0 = v3(0.0, 0.0, 0.0);
+    for (int j = 0; j < cb->per; j++) {
+        q0 = add(q0,
+                 scale(beta[j], v3(cb->start[0][ek[j]], cb->start[1][ek[j]], cb->start[2][ek[j]])));
+    }
+    return q0;
+}
+
 // The points of body a that touch body b (docs/contact.md), appended to
 // the list in a's point order; R is the largest search radius of a point
 // of a (the pair's). False when the list is full.
 static bool find_pair(const psb_world *w, int ia, int ib, double R, search *out) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
     contact_body *cb = b->touch;
+    const bool self = ia == ib, sheet = b->kind == PSB_CLOTH;
     const double delta = w->params.contact_thickness;
-    const double reach = w->params.contact_thickness + cb->moved;
+    // On its own body, moves are seen from the body carried along by its
+    // mean move t: D_rel, and each point's move less t.
+    const double reach = w->params.contact_thickness + (self ? cb->moved_rel : cb->moved);
+    const psb_vec3 shift = self ? cb->shift : v3(0.0, 0.0, 0.0);
     for (int i = 0; i < a->n; i++) {
         const int k = a->rank[i];
         const psb_vec3 p = point_at(a, k);
@@ -610,8 +743,8 @@ static bool find_pair(const psb_world *w, int ia, int ib, double R, search *out)
         }
         // This point's own search radius R_p: the skin, how far it moved,
         // how far b's farthest point moved.
-        const psb_vec3 moved =
-            sub(p, v3(a->touch->start[0][k], a->touch->start[1][k], a->touch->start[2][k]));
+        const psb_vec3 moved = sub(
+            sub(p, v3(a->touch->start[0][k], a->touch->start[1][k], a->touch->start[2][k])), shift);
         const double Rp = reach + sqrt(dot(moved, moved));
         if (boxes_apart(p, p, cb->lo, cb->hi, Rp)) {
             continue;
@@ -630,7 +763,7 @@ static bool find_pair(const psb_world *w, int ia, int ib, double R, search *out)
         }
         // The point's own cell first, so that the nearest so far is near
         // and prunes the other cells of the range whole.
-        nearest q = {.p = p, .R2 = R2, .best = -1, .best_d2 = INFINITY};
+        nearest q = {.p = p, .R2 = R2, .self = self ? k : -1, .best = -1, .best_d2 = INFINITY};
         int own[3];
         for (int c = 0; c < 3; c++) {
             own[c] = cell_of(pc[c], oc[c], cb->cell, cb->dims[c]);
@@ -659,10 +792,37 @@ static bool find_pair(const psb_world *w, int ia, int ib, double R, search *out)
             continue;
         }
         const int *ek = &cb->corner[cb->per * best];
-        const psb_vec3 d = sub(p, surface_point(b, ek, best_beta, cb->per));
-        const psb_vec3 m = pseudo_normal(cb, best, best_beta);
-        const double s = dot(d, m) >= 0.0 ? sqrt(best_d2) : -sqrt(best_d2);
-        if (!(s < delta)) {
+        const psb_vec3 on = surface_point(b, ek, best_beta, cb->per);
+        const psb_vec3 d = sub(p, on);
+        psb_vec3 m = pseudo_normal(cb, best, best_beta);
+        double crossed = 0.0; // how far p moved relative to q in this step
+        if (self || sheet) {
+            // The side p started the step on: (p(start) - q(start)) . m (m
+            // is the feature's, the same from every element that has it).
+            const psb_vec3 q0 = start_point(cb, best, best_beta);
+            const psb_vec3 p0 =
+                v3(a->touch->start[0][k], a->touch->start[1][k], a->touch->start[2][k]);
+            if (dot(sub(p0, q0), m) < 0.0) {
+                m = scale(-1.0, m); // p came at it from behind
+            }
+            const psb_vec3 rel = sub(sub(p, p0), sub(on, q0));
+            crossed = sqrt(dot(rel, rel));
+        }
+        // A point of a cloth or of its own body touches it within the skin,
+        // or behind it where the nearest point is inside a face (a ring:
+        // inside an edge), or no farther behind it than p moved relative to
+        // that point in the step: p crossed it; farther behind an edge or a
+        // corner, only the plane of an element beside it turned past p. On
+        // its own body an element beside p (a corner joined to p) is never
+        // taken as crossed: that is the body bending, p popping through its
+        // own ring.
+        const double distance = sqrt(best_d2);
+        const double s = dot(d, m) >= 0.0 ? distance : -distance;
+        const bool on_face =
+            best_beta[0] != 0.0 && best_beta[1] != 0.0 && (cb->per == 2 || best_beta[2] != 0.0);
+        const bool may_cross = !self || !beside(cb, best, k);
+        if (!(s < delta) || ((self || sheet) && !(distance < delta) &&
+                             !(may_cross && (on_face || distance <= crossed)))) {
             continue;
         }
         contact c = {.a = ia, .p = k, .b = ib, .e = best, .n = m};
@@ -818,8 +978,14 @@ static void rub(psb_world *w) {
 
 // ---- the stage
 
+// Whether there can be contacts: two bodies, or one against itself.
+static bool stage_runs(const psb_world *w) {
+    return w->params.body_contact &&
+           (w->body_count >= 2 || (w->params.self_contact && w->body_count == 1));
+}
+
 void contact_begin_step(psb_world *w) {
-    if (!w->params.body_contact || w->body_count < 2) {
+    if (!stage_runs(w)) {
         return; // contact_step has nothing to do either
     }
     for (int k = 0; k < w->body_count; k++) {
@@ -842,17 +1008,29 @@ static void measure_bodies(psb_world *w) {
         }
         contact_body *cb = b->touch;
         double moved2 = 0.0;
-        psb_vec3 lo = point_at(b, 0), hi = lo;
+        psb_vec3 lo = point_at(b, 0), hi = lo, sum = v3(0.0, 0.0, 0.0);
         for (int i = 0; i < b->n; i++) {
             const psb_vec3 x = point_at(b, i);
             const psb_vec3 d = sub(x, v3(cb->start[0][i], cb->start[1][i], cb->start[2][i]));
             moved2 = fmax(moved2, dot(d, d));
+            sum = add(sum, d);
             lo = v3(fmin(lo.x, x.x), fmin(lo.y, x.y), fmin(lo.z, x.z));
             hi = v3(fmax(hi.x, x.x), fmax(hi.y, x.y), fmax(hi.z, x.z));
         }
         cb->moved = sqrt(moved2);
         cb->lo = lo;
         cb->hi = hi;
+        // The move as seen from the body carried along by its mean move,
+        // for its contacts with itself.
+        cb->shift = scale(1.0 / b->n, sum);
+        double rel2 = 0.0;
+        for (int i = 0; w->params.self_contact && i < b->n; i++) {
+            const psb_vec3 x = point_at(b, i);
+            const psb_vec3 d =
+                sub(sub(x, v3(cb->start[0][i], cb->start[1][i], cb->start[2][i])), cb->shift);
+            rel2 = fmax(rel2, dot(d, d));
+        }
+        cb->moved_rel = sqrt(rel2);
     }
 }
 
@@ -861,9 +1039,13 @@ static void measure_bodies(psb_world *w) {
 // radius R.
 static bool pair_near(const psb_world *w, int ia, int ib, double *R) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
-    if (ib == ia || !takes_part(a) || !takes_part(b) || b->touch->elements == 0 ||
-        (a->kind == PSB_RING) != (b->kind == PSB_RING)) {
+    if ((ib == ia && !w->params.self_contact) || !takes_part(a) || !takes_part(b) ||
+        b->touch->elements == 0 || (a->kind == PSB_RING) != (b->kind == PSB_RING)) {
         return false;
+    }
+    if (ib == ia) {
+        *R = w->params.contact_thickness + 2.0 * a->touch->moved_rel;
+        return true;
     }
     *R = w->params.contact_thickness + a->touch->moved + b->touch->moved;
     return !boxes_apart(a->touch->lo, a->touch->hi, b->touch->lo, b->touch->hi, *R);
@@ -947,7 +1129,7 @@ bool contact_step(psb_world *w) {
     struct contact_list *list = w->contacts;
     list->count = 0;
     w->contacts_found = 0;
-    if (!w->params.body_contact || w->body_count < 2) {
+    if (!stage_runs(w)) {
         return true;
     }
     psb_profile *prof = w->profiling ? &w->profile : NULL;

@@ -91,6 +91,7 @@ psb_params psb_default_params(void) {
         .wind_turbulence = 0.0,
         .still_air = false,
         .body_contact = true,
+        .self_contact = false,
         .contact_thickness = 0.01,
         .threads = 1,
         .solver_tol = 1e-3,

@@ -8,7 +8,10 @@
 //            edge) whose feature (face, edge or corner) q lies on; the
 //            signed distance s = ±|p - q|, + where (p - q) . m >= 0 with m
 //            the feature's pseudo-normal; p touches B when s < δ (δ the
-//            contact thickness, m);
+//            contact thickness, m); a cloth's m turned to the side p
+//            started the step on; a body against itself: not the features
+//            next to p, and on a closed body only those facing p, for a p
+//            that started the step outside them;
 //   push     4 Gauss-Seidel passes over the contacts: C = (p - q) . n - δ,
 //            if C < 0 then λ = -C / W, p += w_p λ n, x_i -= w_i β_i λ n,
 //            W = w_p + sum β_i² w_i (w: inverse masses, 0 when pinned),
@@ -42,18 +45,26 @@ static psb_vec3 normalized(psb_vec3 a) {
 }
 
 // Triangle t's unit normal, outward: (b - a) x (c - a) / |...|, the corners
-// counter-clockwise seen from outside.
-static psb_vec3 triangle_normal(const model_body *b, int t) {
+// counter-clockwise seen from outside; with the points at x.
+static psb_vec3 triangle_normal_at(const model_body *b, const psb_vec3 *x, int t) {
     const int *c = &b->tri[3 * t];
-    return normalized(cross(sub(b->x[c[1]], b->x[c[0]]), sub(b->x[c[2]], b->x[c[0]])));
+    return normalized(cross(sub(x[c[1]], x[c[0]]), sub(x[c[2]], x[c[0]])));
 }
 
 // A ring's edge k (point k to point k + 1) has the unit normal of its
 // direction d turned clockwise, (d_y, -d_x) / |d|: out, as a ring's points
 // go counter-clockwise.
-static psb_vec3 ring_edge_normal(const model_body *b, int k) {
-    const psb_vec3 d = sub(b->x[(k + 1) % b->n], b->x[k]);
+static psb_vec3 ring_edge_normal_at(const model_body *b, const psb_vec3 *x, int k) {
+    const psb_vec3 d = sub(x[(k + 1) % b->n], x[k]);
     return normalized((psb_vec3){d.y, -d.x, 0.0});
+}
+
+static psb_vec3 triangle_normal(const model_body *b, int t) {
+    return triangle_normal_at(b, b->x, t);
+}
+
+static psb_vec3 ring_edge_normal(const model_body *b, int k) {
+    return ring_edge_normal_at(b, b->x, k);
 }
 
 // The closest point of triangle (a, b, c) to p, as its barycentric
@@ -128,15 +139,21 @@ static int feature_corners(const model_body *b, int f, int corner[3]) {
     return 3;
 }
 
-// q = sum beta_i x_i over the feature's corners.
-static psb_vec3 feature_point(const model_body *b, int f, const double beta[3]) {
+// q = sum beta_i x_i over the feature's corners, at the positions x (the
+// points' now, or where they started the world step).
+static psb_vec3 feature_point_of(const model_body *b, const psb_vec3 *x, int f,
+                                 const double beta[3]) {
     int corner[3];
     const int count = feature_corners(b, f, corner);
     psb_vec3 q = {0.0, 0.0, 0.0};
     for (int k = 0; k < count; k++) {
-        q = axpy(q, beta[k], b->x[corner[k]]);
+        q = axpy(q, beta[k], x[corner[k]]);
     }
     return q;
+}
+
+static psb_vec3 feature_point(const model_body *b, int f, const double beta[3]) {
+    return feature_point_of(b, b->x, f, beta);
 }
 
 // The angle of triangle t at its corner point i, rad: between the two edges
@@ -147,6 +164,22 @@ static double corner_angle(const model_body *b, int t, int i) {
     const psb_vec3 e1 = sub(b->x[c[(k + 1) % 3]], b->x[i]);
     const psb_vec3 e2 = sub(b->x[c[(k + 2) % 3]], b->x[i]);
     return atan2(norm(cross(e1, e2)), dot(e1, e2));
+}
+
+// Point i's pseudo-normal: the normalised sum of the unit normals of the
+// triangles around it, each times its angle there (a ring: of its two
+// edges' normals).
+static psb_vec3 point_normal(const model_body *b, int i) {
+    if (b->kind == PSB_RING) {
+        const int before = (i + b->n - 1) % b->n;
+        return normalized(add(ring_edge_normal(b, before), ring_edge_normal(b, i)));
+    }
+    psb_vec3 sum = {0.0, 0.0, 0.0};
+    for (int k = b->around_first[i]; k < b->around_first[i + 1]; k++) {
+        const int t = b->around[k];
+        sum = axpy(sum, corner_angle(b, t, i), triangle_normal(b, t));
+    }
+    return normalized(sum);
 }
 
 // The pseudo-normal m of the feature the point q = sum beta_i x_i of
@@ -161,9 +194,7 @@ static double corner_angle(const model_body *b, int t, int i) {
 static psb_vec3 pseudo_normal(const model_body *b, int f, const double beta[3]) {
     if (b->kind == PSB_RING) {
         if (beta[0] == 0.0 || beta[1] == 0.0) { // the point f + 1, or f
-            const int i = beta[0] == 0.0 ? (f + 1) % b->n : f;
-            const int before = (i + b->n - 1) % b->n;
-            return normalized(add(ring_edge_normal(b, before), ring_edge_normal(b, i)));
+            return point_normal(b, beta[0] == 0.0 ? (f + 1) % b->n : f);
         }
         return ring_edge_normal(b, f);
     }
@@ -178,32 +209,84 @@ static psb_vec3 pseudo_normal(const model_body *b, int f, const double beta[3]) 
         const psb_vec3 n = triangle_normal(b, f);
         return other >= 0 ? normalized(add(n, triangle_normal(b, other))) : n;
     }
-    const int i = b->tri[3 * f + (beta[0] != 0.0 ? 0 : beta[1] != 0.0 ? 1 : 2)];
-    psb_vec3 sum = {0.0, 0.0, 0.0};
-    for (int k = b->around_first[i]; k < b->around_first[i + 1]; k++) {
-        const int t = b->around[k];
-        sum = axpy(sum, corner_angle(b, t, i), triangle_normal(b, t));
+    return point_normal(b, b->tri[3 * f + (beta[0] != 0.0 ? 0 : beta[1] != 0.0 ? 1 : 2)]);
+}
+
+// Whether point j is joined to point i by an edge: a corner of a triangle
+// around i (on a ring, i - 1 or i + 1).
+static bool joined(const model_body *b, int i, int j) {
+    if (b->kind == PSB_RING) {
+        return j == (i + 1) % b->n || j == (i + b->n - 1) % b->n;
     }
-    return normalized(sum);
+    for (int k = b->around_first[i]; k < b->around_first[i + 1]; k++) {
+        const int *t = &b->tri[3 * b->around[k]];
+        if (j != i && (j == t[0] || j == t[1] || j == t[2])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Whether feature f has a corner that is point i or joined to it by an edge
+// (it is in i's two rings of triangles, on i's own body).
+static bool beside(const model_body *b, int f, int i) {
+    int corner[3];
+    const int count = feature_corners(b, f, corner);
+    for (int j = 0; j < count; j++) {
+        if (corner[j] == i || joined(b, i, corner[j])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Whether the nearest point (coordinates beta) of feature f to point i of
+// the same body is never i's contact: f is one of i's own (i is a corner),
+// or the nearest point is a corner joined to i by an edge (i's distance to
+// it is that edge's length, which the springs keep).
+static bool own_feature(const model_body *b, int f, int i, const double beta[3]) {
+    int corner[3];
+    const int count = feature_corners(b, f, corner);
+    for (int j = 0; j < count; j++) {
+        if (corner[j] == i) {
+            return true;
+        }
+    }
+    for (int j = 0; j < count; j++) {
+        if (beta[j] == 1.0 && joined(b, i, corner[j])) {
+            return true;
+        }
+    }
+    return false;
 }
 
 // ---------------------------------------------------------------------------
 // Finding the contacts.
 
-// Whether points of body a look for body b's surface: two bodies, each with
-// contact on; rings against rings, 3D bodies against 3D bodies; b a shell or
-// a ring (a cloth's triangles are not touched).
+// Whether points of body a look for body b's surface: each with contact on;
+// rings against rings, 3D bodies against 3D bodies; a body against itself
+// only with self_contact on.
 static bool pair_touches(const psb_model *m, int a, int b) {
     const model_body *A = m->bodies[a], *B = m->bodies[b];
-    return a != b && A->params.contact && B->params.contact &&
-           (A->kind == PSB_RING) == (B->kind == PSB_RING) && B->kind != PSB_CLOTH;
+    return (a != b || m->params.self_contact) && A->params.contact && B->params.contact &&
+           (A->kind == PSB_RING) == (B->kind == PSB_RING);
 }
 
-// D_X = max_i |x_i - x_i(start of the world step)|, m.
-static double moved(const model_body *b) {
+// How body b moved in this world step: its points' mean move t and the
+// farthest any point moved, D = max_i |x_i - x_i(start) - t| (with t = 0
+// when own is false: D_B, the farthest move; true: D_rel, the farthest move
+// as seen from the body carried along by t).
+static double moved(const model_body *b, bool own, psb_vec3 *t) {
+    *t = (psb_vec3){0.0, 0.0, 0.0};
+    if (own) {
+        for (int i = 0; i < b->n; i++) {
+            *t = add(*t, sub(b->x[i], b->x_step[i]));
+        }
+        *t = scale(1.0 / b->n, *t);
+    }
     double most = 0.0;
     for (int i = 0; i < b->n; i++) {
-        most = fmax(most, norm(sub(b->x[i], b->x_step[i])));
+        most = fmax(most, norm(sub(sub(b->x[i], b->x_step[i]), *t)));
     }
     return most;
 }
@@ -237,11 +320,34 @@ static psb_vec3 relative(const model_body *B, int f, const double beta[3], psb_v
     return u;
 }
 
+// Whether p is farther than R from the box of the corners' points (and so
+// from any point between them).
+static bool beyond(const model_body *b, const int *corner, int count, psb_vec3 p, double R) {
+    psb_vec3 lo = b->x[corner[0]], hi = lo;
+    for (int j = 1; j < count; j++) {
+        const psb_vec3 x = b->x[corner[j]];
+        lo = (psb_vec3){fmin(lo.x, x.x), fmin(lo.y, x.y), fmin(lo.z, x.z)};
+        hi = (psb_vec3){fmax(hi.x, x.x), fmax(hi.y, x.y), fmax(hi.z, x.z)};
+    }
+    const psb_vec3 gap = {fmax(0.0, fmax(lo.x - p.x, p.x - hi.x)),
+                          fmax(0.0, fmax(lo.y - p.y, p.y - hi.y)),
+                          fmax(0.0, fmax(lo.z - p.z, p.z - hi.z))};
+    return dot(gap, gap) > R * R;
+}
+
 // The contacts of A's points with B's surface, in increasing point index.
+// A closed surface (a shell, a ring) has an inside; a cloth has two sides,
+// and a point touches it on the side it was on at the start of the world
+// step. A body against itself (A = B) leaves out, for each point, the
+// features next to it; on a closed body it looks only at features that
+// face the point (their normal against the point's own), and only for a
+// point that started the step outside them.
 static void find_pair(psb_model *m, int a, int b) {
     const model_body *A = m->bodies[a], *B = m->bodies[b];
+    const bool self = a == b, sheet = B->kind == PSB_CLOTH;
     const double delta = m->params.contact_thickness;
-    const double moved_b = moved(B); // D_B
+    psb_vec3 shift;
+    const double moved_b = moved(B, self, &shift); // D_B, or D_rel and t
     psb_vec3 lo = B->x[0], hi = B->x[0];
     for (int i = 1; i < B->n; i++) {
         lo = (psb_vec3){fmin(lo.x, B->x[i].x), fmin(lo.y, B->x[i].y), fmin(lo.z, B->x[i].z)};
@@ -250,10 +356,11 @@ static void find_pair(psb_model *m, int a, int b) {
     const int features = B->kind == PSB_RING ? B->n : B->tri_count;
     for (int i = 0; i < A->n; i++) {
         const psb_vec3 p = A->x[i];
-        // R_p = δ + |p - p(start)| + D_B: a point that crossed B's surface
-        // in this step is no farther than that from it. Only a p in B's box
+        // R_p = δ + |p - p(start) - t| + D_B: a point that crossed B's
+        // surface in this step is no farther than that from it (t = 0, or
+        // on its own body t, the body's mean move). Only a p in B's box
         // grown by R_p is looked at.
-        const double reach = delta + norm(sub(p, A->x_step[i])) + moved_b;
+        const double reach = delta + norm(sub(sub(p, A->x_step[i]), shift)) + moved_b;
         if (p.x < lo.x - reach || p.x > hi.x + reach || p.y < lo.y - reach || p.y > hi.y + reach ||
             p.z < lo.z - reach || p.z > hi.z + reach) {
             continue;
@@ -265,11 +372,17 @@ static void find_pair(psb_model *m, int a, int b) {
         for (int f = 0; f < features; f++) {
             int corner[3];
             double trial[3];
-            feature_corners(B, f, corner);
+            const int count = feature_corners(B, f, corner);
+            if (beyond(B, corner, count, p, reach)) {
+                continue; // no nearer than its box, and that is beyond R_p
+            }
             if (B->kind == PSB_RING) {
                 closest_on_segment(p, B->x[corner[0]], B->x[corner[1]], trial);
             } else {
                 closest_on_triangle(p, B->x[corner[0]], B->x[corner[1]], B->x[corner[2]], trial);
+            }
+            if (self && own_feature(B, f, i, trial)) {
+                continue;
             }
             const psb_vec3 to = sub(p, feature_point(B, f, trial));
             const double distance2 = dot(to, to);
@@ -283,11 +396,34 @@ static void find_pair(psb_model *m, int a, int b) {
         if (nearest < 0 || distance > reach) {
             continue;
         }
-        // s = |p - q| outside ((p - q) . m >= 0), -|p - q| inside.
-        const psb_vec3 n = pseudo_normal(B, nearest, beta);
+        psb_vec3 n = pseudo_normal(B, nearest, beta);
         const psb_vec3 q = feature_point(B, nearest, beta);
+        double crossed = 0.0; // how far p moved relative to q in this step
+        if (self || sheet) {
+            // The side p started the step on: (p(start) - q(start)) . m,
+            // q(start) the same point of the feature where its corners were
+            // then (m: the feature's, the same from every triangle that has
+            // it, so that a tie between two of them does not matter).
+            const psb_vec3 q0 = feature_point_of(B, B->x_step, nearest, beta);
+            if (dot(sub(A->x_step[i], q0), n) < 0.0) {
+                n = scale(-1.0, n);
+            }
+            crossed = norm(sub(sub(p, A->x_step[i]), sub(q, q0)));
+        }
+        // s = |p - q| outside ((p - q) . n >= 0), -|p - q| inside. A point
+        // of a cloth or of its own body touches it within δ, or behind it
+        // where q is inside a face (an edge's inside, on a ring), or no
+        // farther behind it than p moved relative to q in this step: there
+        // p crossed it; farther behind an edge or a corner, only the plane
+        // of a feature beside it turned past p. On its own body, a feature
+        // beside p (a corner joined to p) is never taken as crossed: that
+        // is the body bending, a point popping through its own ring.
         const double s = dot(sub(p, q), n) >= 0.0 ? distance : -distance;
-        if (s < delta) {
+        const bool on_face =
+            beta[0] != 0.0 && beta[1] != 0.0 && (B->kind == PSB_RING || beta[2] != 0.0);
+        const bool may_cross = !self || !beside(B, nearest, i);
+        if (s < delta && (!(self || sheet) || distance < delta ||
+                          (may_cross && (on_face || distance <= crossed)))) {
             // un0: the approach at the start of the step, with the
             // velocities the points had then.
             const psb_vec3 u0 = relative(B, nearest, beta, A->v_step[i], B->v_step);

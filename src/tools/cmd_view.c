@@ -255,6 +255,11 @@ static const psb_option view_table[] = {
      .type = PSB_OPT_FLAG,
      .offset = VIEW_FIELD(no_body_contact),
      .help = "bodies pass through each other (contact between bodies off; K switches it on)"},
+    {.name = "self-contact",
+     .type = PSB_OPT_FLAG,
+     .offset = VIEW_FIELD(config.scene_config.params.self_contact),
+     .help = "a body touches itself too: a surface that folds onto itself is held a skin off "
+             "itself"},
     {.name = "contact-thickness",
      .param = "contact-thickness",
      .offset = VIEW_FIELD(config.scene_config.params.contact_thickness),
