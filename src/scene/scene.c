@@ -541,8 +541,8 @@ static const scene_entry scenes[] = {
      build_planets},
     {"ring", "the 2D ring alone (a stage for loaded models)", build_ring},
     {"pile",
-     "a dozen balls and a dozen rings of three sizes and gas amounts dropped into a box: they "
-     "settle into a pile",
+     "a dozen balls (--balls N: up to 50) and a dozen rings of three sizes and gas amounts "
+     "dropped into a box: they settle into a pile",
      build_pile},
 };
 
