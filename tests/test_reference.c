@@ -42,6 +42,7 @@ typedef struct scene {
     // ring or ball buckle: docs/implicit.md, session 14), or not at all.
     bool unconverged_ok;
     bool explicit_only;
+    bool touches; // bodies touch (each other, or themselves) in some step
 } scene;
 
 // The scene's parameters for one integrator and team, solved tightly.
@@ -176,6 +177,8 @@ static void run(const scene *sc) {
                   "%s, %s, %d threads: %d contacts in the last step, the model's %d", sc->name,
                   psb_integrator_name(integrator), threads, psb_world_contact_count(w),
                   psb_model_contact_count(m));
+            CHECK(!sc->touches || contacts > 0, "%s, %s, %d threads: no contacts in any step",
+                  sc->name, psb_integrator_name(integrator), threads);
             printf("%-30s %-10s threads %d: largest difference %.2e of the body's size (%ld "
                    "contacts over the steps)\n",
                    sc->name, psb_integrator_name(integrator), threads, worst, contacts);
@@ -359,6 +362,7 @@ int main(void) {
     collide.defs[1] = collide.defs[0];
     collide.defs[1].offset = (psb_vec3){0.6, 0.35, 0.1};
     collide.defs[1].velocity = (psb_vec3){-1.0, 0.0, 0.0};
+    collide.touches = true;
     collide.body_count = 2;
 
     // A ball at rest pulled by the grab spring, by its point farthest from
@@ -371,6 +375,7 @@ int main(void) {
     grab.defs[0].offset = (psb_vec3){-0.6, 0.0, 0.0};
     grab.defs[1] = grab.defs[0];
     grab.defs[1].offset = (psb_vec3){0.6, 0.05, 0.0};
+    grab.touches = true;
     grab.body_count = 2;
     grab.grab = 0;
     for (int i = 1; i < ico2.point_count; i++) {
@@ -395,6 +400,7 @@ int main(void) {
         pile.defs[k].params = material(200.0, 0.1, 60.0);
         pile.defs[k].offset = pile_at[k];
     }
+    pile.touches = true;
     pile.body_count = 4;
 
     // Two rings dropped onto each other into a box too narrow for them to
@@ -410,6 +416,7 @@ int main(void) {
     rings.defs[1] = rings.defs[0];
     rings.defs[1].offset = (psb_vec3){-0.15, 2.0, 0.0};
     rings.defs[1].velocity = (psb_vec3){0.0, -2.0, 0.0};
+    rings.touches = true;
     rings.body_count = 2;
 
     // A small ball dropped into a cloth held flat by two opposite corners:
@@ -432,6 +439,7 @@ int main(void) {
     hammock.defs[1] = psb_mesh_body_def(&small);
     hammock.defs[1].params = material(200.0, 0.1, 20.0);
     hammock.defs[1].offset = (psb_vec3){0.05, 0.35, 0.02};
+    hammock.touches = true;
     hammock.body_count = 2;
     hammock.pins[0] = 0;
     hammock.pins[1] = cloth.point_count - 1;
@@ -453,6 +461,7 @@ int main(void) {
     fold.defs[2] = psb_mesh_body_def(&flat);
     fold.defs[2].params = material(400.0, 0.2, 0.0);
     fold.defs[2].offset = (psb_vec3){3.0, 1.0, 0.0};
+    fold.touches = true;
     fold.body_count = 3;
     fold.sphere_centre = (psb_vec3){3.0, 0.6, 0.0};
     fold.sphere_radius = 0.25;

@@ -28,8 +28,9 @@ enum {
 };
 
 // What contact keeps of a body: where its points were at the start of the
-// world step, and, for a shell or a ring (a surface others touch), its
-// elements (triangles, or a ring's edges), their normals and the grid.
+// world step, and, as a surface others (and it) touch, its elements
+// (triangles, a ring's edges; none for a cloth of springs only), their
+// normals, each point's neighbours and the grid.
 typedef struct contact_body {
     double *start[3];    // positions at the start of the world step, internal order, m
     double *vstart[3];   // velocities then, m/s
@@ -179,9 +180,10 @@ void contact_body_destroy(contact_body *cb) {
     }
 }
 
-// The triangle across each edge of a shell: edge e of triangle t runs from
-// corner e to corner e + 1, and the triangle across it has the same edge
-// the other way round. Sorting the directed edges by their ends pairs them.
+// The triangle across each edge: edge e of triangle t runs from corner e to
+// corner e + 1, and the triangle across it has the same two corners (the
+// other way round, where the triangles are wound alike). Sorting the
+// directed edges by their ends finds them.
 typedef struct directed_edge {
     int from, to, slot; // slot: 3 t + e
 } directed_edge;
@@ -197,9 +199,28 @@ static int compare_edges(const void *pa, const void *pb) {
     return a->slot < b->slot ? -1 : a->slot > b->slot;
 }
 
+// The first entry of the sorted edges that runs from `from` to `to`
+// (count if none).
+static int first_edge(const directed_edge *edges, int count, int from, int to) {
+    const directed_edge key = {from, to, -1};
+    int lo = 0, hi = count;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (compare_edges(&edges[mid], &key) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// For each edge, the other triangle that has both its corners, the first in
+// index order, whichever way it runs them (a cloth's triangles need not all
+// be wound alike); -1: none.
 static bool find_across(contact_body *cb) {
     const int count = 3 * cb->elements;
-    directed_edge *edges = malloc((size_t)count * sizeof *edges);
+    directed_edge *edges = malloc((size_t)(count > 0 ? count : 1) * sizeof *edges);
     if (!edges) {
         return false;
     }
@@ -210,20 +231,20 @@ static bool find_across(contact_body *cb) {
     }
     qsort(edges, (size_t)count, sizeof *edges, compare_edges);
     for (int s = 0; s < count; s++) {
-        // The reverse edge (to, from), by binary search.
-        const directed_edge key = {edges[s].to, edges[s].from, -1};
-        int lo = 0, hi = count;
-        while (lo < hi) {
-            const int mid = lo + (hi - lo) / 2;
-            if (compare_edges(&edges[mid], &key) < 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
+        const int t = edges[s].slot / 3, from = edges[s].from, to = edges[s].to;
+        int best = -1;
+        for (int way = 0; way < 2; way++) {
+            const int a = way == 0 ? to : from, b = way == 0 ? from : to;
+            for (int at = first_edge(edges, count, a, b);
+                 at < count && edges[at].from == a && edges[at].to == b; at++) {
+                const int u = edges[at].slot / 3;
+                if (u != t) {
+                    best = best < 0 || u < best ? u : best;
+                    break; // by slot: the first is the lowest triangle
+                }
             }
         }
-        if (lo < count && edges[lo].from == key.from && edges[lo].to == key.to) {
-            cb->across[edges[s].slot] = edges[lo].slot / 3;
-        }
+        cb->across[edges[s].slot] = best;
     }
     free(edges);
     return true;
@@ -301,10 +322,11 @@ contact_body *contact_body_create(const psb_body *b) {
     cb->elements = ring ? b->n : b->tri_count;
     const int elements = cb->elements;
     const size_t cells = (size_t)CELLS_PER_ELEMENT * (size_t)elements + 8;
-    cb->corner = malloc((size_t)cb->per * (size_t)elements * sizeof(int));
-    cb->across = ring ? NULL : malloc(3 * (size_t)elements * sizeof(int));
+    const size_t room = (size_t)(elements > 0 ? elements : 1); // a rope has none
+    cb->corner = malloc((size_t)cb->per * room * sizeof(int));
+    cb->across = ring ? NULL : malloc(3 * room * sizeof(int));
     cb->cell_start = malloc((cells + 1) * sizeof(int));
-    cb->item = malloc((size_t)ITEMS_PER_ELEMENT * (size_t)elements * sizeof(int));
+    cb->item = malloc((size_t)ITEMS_PER_ELEMENT * room * sizeof(int));
     if (!cb->corner || (!ring && !cb->across) || !cb->cell_start || !cb->item ||
         !alloc3(cb->face_n, elements) || !alloc3(cb->box, elements) ||
         !alloc3(cb->box + 3, elements) || !alloc3(cb->point_n, b->n_pad)) {
@@ -598,8 +620,8 @@ static bool add_contact(search *out, const contact *c) {
 // the nearest so far (best, -1 if none), its squared distance and the
 // coordinates of its nearest point.
 // On the point's own body (self >= 0, the point's internal index), its own
-// elements are left out, and those whose nearest point is a corner joined
-// to it by an edge.
+// elements are left out, and those whose nearest point lies on its
+// neighbours only.
 typedef struct nearest {
     psb_vec3 p;
     double R2;
@@ -635,21 +657,26 @@ static bool beside(const contact_body *cb, int e, int k) {
     return false;
 }
 
-// Whether the nearest point (coordinates beta) of element e to point k is
-// a corner joined to k by an edge: k's distance to it is that edge's
-// length, which the springs keep; not a contact.
-static bool at_joined_corner(const contact_body *cb, int e, int k, const double *beta) {
+// Whether the nearest point (coordinates beta) of element e to point k
+// lies on k's neighbours only: every corner it has a share of is joined to
+// k by an edge (a corner, or the edge between two neighbours; its distance
+// to k is about an edge's length or a triangle's height, which the springs
+// keep): not a contact.
+static bool on_neighbours(const contact_body *cb, int e, int k, const double *beta) {
     const int *ek = &cb->corner[cb->per * e];
     for (int j = 0; j < cb->per; j++) {
-        if (beta[j] == 1.0) {
-            for (int s = cb->next_start[k]; s < cb->next_start[k + 1]; s++) {
-                if (cb->next[s] == ek[j]) {
-                    return true;
-                }
-            }
+        if (beta[j] == 0.0) {
+            continue;
+        }
+        bool joined = false;
+        for (int s = cb->next_start[k]; s < cb->next_start[k + 1] && !joined; s++) {
+            joined = cb->next[s] == ek[j];
+        }
+        if (!joined) {
+            return false;
         }
     }
-    return false;
+    return true;
 }
 
 // How far p's coordinate pc lies outside cell i of the grid along an axis
@@ -698,7 +725,7 @@ static void look_in_cell(const contact_body *cb, const psb_body *b, search *out,
             nearest_on_triangle(q->p, point_at(b, ek[0]), point_at(b, ek[1]), point_at(b, ek[2]),
                                 beta);
         }
-        if (q->self >= 0 && at_joined_corner(cb, e, q->self, beta)) {
+        if (q->self >= 0 && on_neighbours(cb, e, q->self, beta)) {
             continue;
         }
         const psb_vec3 d = sub(q->p, surface_point(b, ek, beta, cb->per));

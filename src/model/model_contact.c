@@ -8,10 +8,9 @@
 //            edge) whose feature (face, edge or corner) q lies on; the
 //            signed distance s = ±|p - q|, + where (p - q) . m >= 0 with m
 //            the feature's pseudo-normal; p touches B when s < δ (δ the
-//            contact thickness, m); a cloth's m turned to the side p
-//            started the step on; a body against itself: not the features
-//            next to p, and on a closed body only those facing p, for a p
-//            that started the step outside them;
+//            contact thickness, m); against a cloth or its own body, m
+//            turned to the side p started the step on, and p's own
+//            features (and those nearest it on its neighbours) left out;
 //   push     4 Gauss-Seidel passes over the contacts: C = (p - q) . n - δ,
 //            if C < 0 then λ = -C / W, p += w_p λ n, x_i -= w_i β_i λ n,
 //            W = w_p + sum β_i² w_i (w: inverse masses, 0 when pinned),
@@ -242,8 +241,10 @@ static bool beside(const model_body *b, int f, int i) {
 
 // Whether the nearest point (coordinates beta) of feature f to point i of
 // the same body is never i's contact: f is one of i's own (i is a corner),
-// or the nearest point is a corner joined to i by an edge (i's distance to
-// it is that edge's length, which the springs keep).
+// or the nearest point lies on i's neighbours only (every corner it has a
+// share of is joined to i by an edge: a corner, or the edge between two
+// neighbours; its distance to i is about an edge's length or a triangle's
+// height, which the springs keep).
 static bool own_feature(const model_body *b, int f, int i, const double beta[3]) {
     int corner[3];
     const int count = feature_corners(b, f, corner);
@@ -253,11 +254,11 @@ static bool own_feature(const model_body *b, int f, int i, const double beta[3])
         }
     }
     for (int j = 0; j < count; j++) {
-        if (beta[j] == 1.0 && joined(b, i, corner[j])) {
-            return true;
+        if (beta[j] != 0.0 && !joined(b, i, corner[j])) {
+            return false;
         }
     }
-    return false;
+    return true;
 }
 
 // ---------------------------------------------------------------------------
@@ -338,10 +339,9 @@ static bool beyond(const model_body *b, const int *corner, int count, psb_vec3 p
 // The contacts of A's points with B's surface, in increasing point index.
 // A closed surface (a shell, a ring) has an inside; a cloth has two sides,
 // and a point touches it on the side it was on at the start of the world
-// step. A body against itself (A = B) leaves out, for each point, the
-// features next to it; on a closed body it looks only at features that
-// face the point (their normal against the point's own), and only for a
-// point that started the step outside them.
+// step, as a body against itself (A = B) does, leaving out each point's own
+// features and those whose nearest point lies on its neighbours only
+// (docs/contact.md, "A cloth, and a body against itself").
 static void find_pair(psb_model *m, int a, int b) {
     const model_body *A = m->bodies[a], *B = m->bodies[b];
     const bool self = a == b, sheet = B->kind == PSB_CLOTH;
