@@ -630,6 +630,16 @@ typedef struct nearest {
     double best_d2, beta[3];
 } nearest;
 
+// Whether point c is joined to point k by an edge of an element.
+static bool joined(const contact_body *cb, int k, int c) {
+    for (int s = cb->next_start[k]; s < cb->next_start[k + 1]; s++) {
+        if (cb->next[s] == c) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // Whether element e is point k's own (k is a corner), on k's own body.
 static bool own_element(const contact_body *cb, int e, int k) {
     const int *ek = &cb->corner[cb->per * e];
@@ -645,13 +655,8 @@ static bool own_element(const contact_body *cb, int e, int k) {
 static bool beside(const contact_body *cb, int e, int k) {
     const int *ek = &cb->corner[cb->per * e];
     for (int j = 0; j < cb->per; j++) {
-        if (ek[j] == k) {
+        if (ek[j] == k || joined(cb, k, ek[j])) {
             return true;
-        }
-        for (int s = cb->next_start[k]; s < cb->next_start[k + 1]; s++) {
-            if (cb->next[s] == ek[j]) {
-                return true;
-            }
         }
     }
     return false;
@@ -665,14 +670,7 @@ static bool beside(const contact_body *cb, int e, int k) {
 static bool on_neighbours(const contact_body *cb, int e, int k, const double *beta) {
     const int *ek = &cb->corner[cb->per * e];
     for (int j = 0; j < cb->per; j++) {
-        if (beta[j] == 0.0) {
-            continue;
-        }
-        bool joined = false;
-        for (int s = cb->next_start[k]; s < cb->next_start[k + 1] && !joined; s++) {
-            joined = cb->next[s] == ek[j];
-        }
-        if (!joined) {
+        if (beta[j] != 0.0 && !joined(cb, k, ek[j])) {
             return false;
         }
     }

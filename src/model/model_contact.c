@@ -44,26 +44,18 @@ static psb_vec3 normalized(psb_vec3 a) {
 }
 
 // Triangle t's unit normal, outward: (b - a) x (c - a) / |...|, the corners
-// counter-clockwise seen from outside; with the points at x.
-static psb_vec3 triangle_normal_at(const model_body *b, const psb_vec3 *x, int t) {
+// counter-clockwise seen from outside.
+static psb_vec3 triangle_normal(const model_body *b, int t) {
     const int *c = &b->tri[3 * t];
-    return normalized(cross(sub(x[c[1]], x[c[0]]), sub(x[c[2]], x[c[0]])));
+    return normalized(cross(sub(b->x[c[1]], b->x[c[0]]), sub(b->x[c[2]], b->x[c[0]])));
 }
 
 // A ring's edge k (point k to point k + 1) has the unit normal of its
 // direction d turned clockwise, (d_y, -d_x) / |d|: out, as a ring's points
 // go counter-clockwise.
-static psb_vec3 ring_edge_normal_at(const model_body *b, const psb_vec3 *x, int k) {
-    const psb_vec3 d = sub(x[(k + 1) % b->n], x[k]);
-    return normalized((psb_vec3){d.y, -d.x, 0.0});
-}
-
-static psb_vec3 triangle_normal(const model_body *b, int t) {
-    return triangle_normal_at(b, b->x, t);
-}
-
 static psb_vec3 ring_edge_normal(const model_body *b, int k) {
-    return ring_edge_normal_at(b, b->x, k);
+    const psb_vec3 d = sub(b->x[(k + 1) % b->n], b->x[k]);
+    return normalized((psb_vec3){d.y, -d.x, 0.0});
 }
 
 // The closest point of triangle (a, b, c) to p, as its barycentric
