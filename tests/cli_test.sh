@@ -172,7 +172,7 @@ done <<'EOF'
 --scene --scene flag --shape ring
 --scene --scene flag --nrt 5
 --scene --scene flag --pin 0
---scene --scene default --mesh whatever.obj
+whatever.obj --scene default --mesh whatever.obj
 --rows --mesh whatever.obj --rows 3
 --nrt --shape cloth --nrt 5
 --tol --tol 0
@@ -717,6 +717,26 @@ run sim --scene pile --steps 1 --contact-thickness 2
 expect_status 2 "--contact-thickness 2 is out of its range"
 expect_in "$tmp/err" "contact-thickness" "the refusal names the option"
 
+# --mesh with a scene: the file's bodies join the scene's; on the pile they
+# drop onto its top (in the middle of the box, the drop height above the
+# highest ball: the exported first frame shows it).
+mkdir -p "$tmp/pile_mesh"
+run sim --scene pile --subdiv 1 --points 16 --mesh "$(dirname "$0")/obj/cube_quads.obj" \
+    --steps 3 --summary --export-obj "$tmp/pile_mesh"
+expect_status 0 "--scene pile --mesh FILE"
+expect_value bodies 25 "the pile and the file's one body"
+checks=$((checks + 1))
+# (Bodies 0 to 11 are the rings, 12 to 23 the balls, 24 the file's.)
+awk '$1 != "v" { next }
+     FILENAME ~ /body24_/ { if (low == "" || $3 < low) low = $3; next }
+     { if (high == "" || $3 > high) high = $3 }
+     END { exit !(low - high > 0.99 && low - high < 1.01) }' \
+    "$tmp"/pile_mesh/body1[2-9]_step000000.obj "$tmp"/pile_mesh/body2[0-4]_step000000.obj ||
+    fail "--scene pile --mesh: the model does not start 1 m above the pile's top"
+run sim --scene pile --mesh "$(dirname "$0")/obj/err_empty.obj" --steps 1
+expect_status 2 "--scene pile --mesh with a bad file"
+expect_in "$tmp/err" "err_empty.obj" "the error names the file"
+
 # --balls: fifty balls (nine a layer) and the twelve rings, none touching
 # at the start; only with the pile.
 run sim --scene pile --balls 50 --steps 1 --subdiv 1 --points 16 --summary
@@ -745,6 +765,15 @@ run bench --scene pile-50 --frames 1 --repeats 1
 expect_status 0 "psb bench --scene pile-50"
 expect_in "$tmp/out" "^pile-50 +62 +32676 +1 +1( +[0-9.]+){5} +[0-9]+% +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+$" \
     "psb bench --scene pile-50: a row of fifty balls and twelve rings"
+# --mesh: a file dropped onto the pile, in the row's name and its points.
+run bench --scene pile --quick --frames 2 --format kv --mesh "$(dirname "$0")/obj/cube_quads.obj"
+expect_status 0 "psb bench --scene pile --mesh FILE"
+expect_in "$tmp/out" "^scene=pile[+]cube_quads bodies=25 points=8[0-9]{3} frames=2 " \
+    "psb bench --scene pile --mesh: the pile and the file's body"
+run bench --scene pile --quick --frames 2 --mesh "$(dirname "$0")/obj/err_empty.obj"
+expect_status 1 "psb bench --scene pile --mesh with a bad file" &&
+    expect_one_error_line "bench pile --mesh bad file" &&
+    expect_in "$tmp/err" "err_empty.obj" "the error names the file"
 run bench --scene pile --integrator implicit
 expect_status 2 "psb bench --scene pile --integrator" && expect_one_error_line "bench pile --integrator" &&
     expect_in "$tmp/err" "cannot be used together" "the pile runs its own integrator"

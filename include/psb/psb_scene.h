@@ -125,8 +125,11 @@ psb_status psb_scene_build(psb_scene *out, const char *name, const psb_scene_con
 
 /// Adds a closed mesh as a 3D body (or a ring as a 2D body) with the scene's
 /// material, placed in the next free spot of the arena and lifted to the
-/// drop height. A 3D body's gas and spring stiffness are its own, from its
-/// size, the material's mass and the world's gravity
+/// drop height; on the "pile" scene, in the middle of the box with its
+/// lowest point the drop height above the highest point of the bodies of
+/// its mode (dropped onto the pile, wherever the pile has got to). A 3D
+/// body's gas and spring stiffness are its own, from its size, the
+/// material's mass and the world's gravity
 /// (psb_mesh_default_material), each unless config.model_gas or
 /// config.model_spring_k says otherwise; else (and for a ring) the gas is the
 /// medium gas scaled by its volume (so that it starts at the pressure the

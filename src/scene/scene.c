@@ -658,6 +658,23 @@ static void model_spot(const psb_scene *scene, int model, double *x, double *z) 
     *z = row_side * c->spacing;
 }
 
+// How high above the floor the highest point of the scene's bodies of
+// kind's mode (3D, or 2D for a ring) is now; 0 with none.
+static double pile_top(const psb_scene *scene, psb_body_kind kind) {
+    const bool ring = kind == PSB_RING;
+    double top = scene->config.params.floor_y;
+    for (int b = 0; b < scene->body_count; b++) {
+        if ((psb_body_get_kind(scene->world, b) == PSB_RING) != ring) {
+            continue;
+        }
+        const psb_vec3 *x = psb_body_positions(scene->world, b);
+        for (int i = 0; i < psb_body_point_count(scene->world, b); i++) {
+            top = fmax(top, x[i].y);
+        }
+    }
+    return top - scene->config.params.floor_y;
+}
+
 psb_status psb_scene_add_mesh(psb_scene *scene, const psb_mesh *mesh, const char *label,
                               psb_error *err) {
     int models = 0;
@@ -665,8 +682,13 @@ psb_status psb_scene_add_mesh(psb_scene *scene, const psb_mesh *mesh, const char
         models += psb_body_get_kind(scene->world, b) == mesh->kind;
     }
     // The 3D spot count starts after the spheres of a scene that has them.
-    double x = 0.0, z = 0.0;
-    model_spot(scene, models, &x, &z);
+    // On the pile, every model drops onto its top, in the middle of the box.
+    double x = 0.0, z = 0.0, height = scene->config.drop_height;
+    if (strcmp(scene->name, "pile") == 0) {
+        height += pile_top(scene, mesh->kind);
+    } else {
+        model_spot(scene, models, &x, &z);
+    }
     // The medium gas, scaled with the model's volume so that it starts at the
     // pressure of the medium sphere (ring): nRT / V the same.
     const psb_body_kind kind = mesh->kind;
@@ -690,7 +712,7 @@ psb_status psb_scene_add_mesh(psb_scene *scene, const psb_mesh *mesh, const char
         nrt = scene->config.model_gas ? own.gas_nrt : nrt;
         material.spring_k = scene->config.model_spring_k ? own.spring_k : material.spring_k;
     }
-    const placement at = {x, z, scene->config.drop_height, &material};
+    const placement at = {x, z, height, &material};
     float color[3];
     model_color(scene->body_count, color);
     const psb_status status = place_body(scene, mesh, at, nrt, label, color, err);

@@ -49,7 +49,10 @@ static void print_help(FILE *out) {
                  "every body that takes the scene's), --radius, --points, --subdiv and --height\n"
                  "(size and drop of its ring and spheres), --shape-k and --shape-damping (also\n"
                  "the shape scene's matched bodies), --wind and --wind-turbulence (also the\n"
-                 "flag's), --sphere (added). --shape, --mesh, --nrt and --pin do not go with it.\n"
+                 "flag's), --sphere (added), --mesh (the file's bodies added with their own\n"
+                 "gas and springs, or --ks's, as psb view adds a file; on the pile, dropped\n"
+                 "onto its top).\n"
+                 "--shape, --nrt and --pin do not go with it.\n"
                  "--export-obj DIR writes one OBJ file per body (a ring as a closed polyline)\n"
                  "at step 0, every --every steps and the last step, for Blender or checks.\n"
                  "Options take their value as --name VALUE or --name=VALUE; numbers in decimal,\n"
@@ -306,10 +309,43 @@ static psb_world *make_world(const psb_sim_options *sim, const body_meshes *mesh
     return world;
 }
 
-// Builds the --scene with its configuration from the options, and the
-// --sphere colliders; false after printing one line on stderr.
-static bool make_scene(const psb_sim_options *sim, psb_scene *scene, char *what, size_t what_size,
-                       int *status) {
+// Adds the --mesh file's closed parts to the built scene, as the viewer adds
+// a file to its stage, and says so after what; false after printing one
+// line on stderr, the scene destroyed.
+static bool add_scene_meshes(const psb_shape_options *shape, const psb_sim_options *sim,
+                             psb_scene *scene, char *what, size_t what_size, int *status) {
+    body_meshes meshes = {0};
+    bool ok = make_meshes(shape, sim, &meshes, status);
+    for (int m = 0; ok && m < meshes.count; m++) {
+        const char *slash = strrchr(sim->mesh, '/');
+        char label[sizeof scene->bodies[0].label];
+        if (meshes.count > 1) {
+            snprintf(label, sizeof label, "%.52s#%d", slash ? slash + 1 : sim->mesh, m + 1);
+        } else {
+            snprintf(label, sizeof label, "%.63s", slash ? slash + 1 : sim->mesh);
+        }
+        psb_error err = {0};
+        if (psb_scene_add_mesh(scene, &meshes.parts[m], label, &err) != PSB_OK) {
+            fprintf(stderr, "psb sim: --mesh %s: %s\n", sim->mesh, err.message);
+            *status = status_for(err.status);
+            ok = false;
+        }
+    }
+    if (ok) {
+        const size_t used = strlen(what);
+        snprintf(what + used, what_size - used, "; and %.200s", meshes.what);
+    } else {
+        psb_scene_destroy(scene);
+    }
+    body_meshes_free(&meshes);
+    return ok;
+}
+
+// Builds the --scene with its configuration from the options, the --sphere
+// colliders and the --mesh file's bodies; false after printing one line on
+// stderr.
+static bool make_scene(const psb_shape_options *shape, const psb_sim_options *sim, psb_scene *scene,
+                       char *what, size_t what_size, int *status) {
     psb_error err = {0};
     const psb_status built = psb_scene_build(scene, sim->scene, &sim->scene_config, &err);
     if (built != PSB_OK) {
@@ -323,7 +359,7 @@ static bool make_scene(const psb_sim_options *sim, psb_scene *scene, char *what,
     }
     snprintf(what, what_size, "scene %s: %s", scene->name,
              psb_scene_summary(psb_scene_find(scene->name)));
-    return true;
+    return !sim->mesh || add_scene_meshes(shape, sim, scene, what, what_size, status);
 }
 
 // --substeps auto: the default count, or the count the scenes would choose
@@ -534,7 +570,7 @@ int psb_cmd_sim(int argc, char **argv) {
     psb_scene scene = {0};
     psb_world *world = NULL;
     if (sim.scene) {
-        if (make_scene(&sim, &scene, what, sizeof what, &status)) {
+        if (make_scene(&shape, &sim, &scene, what, sizeof what, &status)) {
             world = scene.world; // the scene owns it
         }
     } else {

@@ -152,7 +152,8 @@ static const psb_option mesh_table[] = {
      .offset = SIM_FIELD(mesh),
      .meta = "FILE",
      .help = "simulate an OBJ file instead of a shape: one body per closed component, "
-             "fitted to --radius unless --fit says otherwise"},
+             "fitted to --radius unless --fit says otherwise; with --scene, added to the "
+             "scene's bodies (on the pile: dropped onto it)"},
 };
 
 static const psb_option scene_table[] = {
@@ -505,10 +506,9 @@ static bool configure_scene(const psb_option_group *groups, const psb_sim_option
                             psb_scene_config *config) {
     static const char *const refused[] = {"shape", "columns", "rows", "nrt", "pin"};
     const char *given = first_given(groups, refused, COUNT_OF(refused));
-    if (sim->mesh || given) {
-        fprintf(stderr, "psb sim: --scene and --%s cannot be used together (%s)\n",
-                sim->mesh ? "mesh" : given,
-                sim->mesh || (strcmp(given, "nrt") != 0 && strcmp(given, "pin") != 0)
+    if (given) {
+        fprintf(stderr, "psb sim: --scene and --%s cannot be used together (%s)\n", given,
+                strcmp(given, "nrt") != 0 && strcmp(given, "pin") != 0
                     ? "the scene makes its own bodies"
                 : strcmp(given, "nrt") == 0 ? "the scene sets each body's gas"
                                             : "the scene pins its own points");
@@ -522,6 +522,9 @@ static bool configure_scene(const psb_option_group *groups, const psb_sim_option
                    p->size);
         }
     }
+    // --mesh's bodies take their own springs unless --ks says (as psb view
+    // --ks does); their gas is their own (--nrt does not go with a scene).
+    config->model_spring_k = !sim->spring_k_given;
     if (psb_options_seen(groups, GROUP_COUNT, "substeps")) {
         config->auto_substeps = sim->substeps.automatic;
         if (!sim->substeps.automatic) {
@@ -603,9 +606,12 @@ bool psb_sim_options_read(int argc, char **argv, psb_shape_options *shape, psb_s
         return false;
     }
     if (sim->mesh) {
-        // --radius stays: it is what --fit defaults to.
+        // --radius stays: it is what --fit defaults to. (With --scene,
+        // --points and --subdiv size the scene's ring and spheres, and the
+        // scene refuses the others.)
         static const char *const shape_only[] = {"shape", "points", "subdiv", "columns", "rows"};
-        const char *given = first_given(groups, shape_only, COUNT_OF(shape_only));
+        const char *given =
+            sim->scene ? NULL : first_given(groups, shape_only, COUNT_OF(shape_only));
         if (given) {
             fprintf(stderr, "psb sim: --mesh and --%s cannot be used together\n", given);
             return false;

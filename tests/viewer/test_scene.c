@@ -551,6 +551,63 @@ static void test_add_mesh(void) {
     psb_scene_destroy(&s);
 }
 
+// The highest point of the scene's bodies of one mode (rings, or 3D).
+static double top_of(const psb_scene *s, bool rings) {
+    double top = -INFINITY;
+    for (int b = 0; b < s->body_count; b++) {
+        if ((psb_body_get_kind(s->world, b) == PSB_RING) != rings) {
+            continue;
+        }
+        const psb_vec3 *x = psb_body_positions(s->world, b);
+        for (int i = 0; i < psb_body_point_count(s->world, b); i++) {
+            top = fmax(top, x[i].y);
+        }
+    }
+    return top;
+}
+
+// On the pile, a model drops onto its top wherever the pile has got to: in
+// the middle of the box, its lowest point the drop height above the
+// highest point of its mode's bodies; a second one above the first; a ring
+// onto the rings.
+static void test_add_mesh_to_pile(void) {
+    psb_scene_config config = psb_default_scene_config();
+    config.sphere_level = 1;
+    config.pile_balls = 4;
+    psb_scene s;
+    psb_error err = {0};
+    CHECK(psb_scene_build(&s, "pile", &config, &err) == PSB_OK, "%s", err.message);
+    for (int k = 0; k < 30; k++) {
+        psb_world_step(s.world);
+    }
+    psb_mesh box, ring;
+    CHECK(psb_mesh_box(&box, 2, (psb_vec3){0.4, 0.3, 0.2}, &err) == PSB_OK, "%s", err.message);
+    CHECK(psb_mesh_ring(&ring, 24, 0.2, &err) == PSB_OK, "%s", err.message);
+    for (int k = 0; k < 2; k++) {
+        const double top = top_of(&s, false);
+        CHECK(psb_scene_add_mesh(&s, &box, "box", &err) == PSB_OK, "%s", err.message);
+        const psb_body_state st = psb_body_measure(s.world, s.body_count - 1);
+        CHECK_CLOSE(st.min_y, top + config.drop_height, 1e-9);
+        CHECK(fabs(st.centroid.x) < 1e-9 && fabs(st.centroid.z) < 1e-9,
+              "model %d not in the middle of the box: x %g z %g", k, st.centroid.x, st.centroid.z);
+    }
+    const double rings_top = top_of(&s, true);
+    CHECK(fabs(rings_top - top_of(&s, false)) > 0.5, "the rings' top %g m is the balls' %g m",
+          rings_top, top_of(&s, false));
+    CHECK(psb_scene_add_mesh(&s, &ring, "ring", &err) == PSB_OK, "%s", err.message);
+    const psb_body_state st = psb_body_measure(s.world, s.body_count - 1);
+    CHECK_CLOSE(st.min_y, rings_top + config.drop_height, 1e-9);
+    // It goes on stepping with the pile, inside the walls.
+    for (int k = 0; k < 10; k++) {
+        psb_world_step(s.world);
+    }
+    CHECK(psb_body_measure(s.world, s.body_count - 2).centroid.y < top_of(&s, false),
+          "the model did not fall");
+    psb_mesh_free(&box);
+    psb_mesh_free(&ring);
+    psb_scene_destroy(&s);
+}
+
 // Hue in degrees of an RGB colour with channels in [0, 1].
 static double hue_of(const float c[3]) {
     const double mx = fmax(c[0], fmax(c[1], c[2])), mn = fmin(c[0], fmin(c[1], c[2]));
@@ -637,6 +694,7 @@ int main(void) {
     test_flag_scene();
     test_planets_scene();
     test_add_mesh();
+    test_add_mesh_to_pile();
     test_colors();
     test_bad_input();
     return check_done("test_scene");
