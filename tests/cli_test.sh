@@ -404,6 +404,19 @@ run sim --scene flag --steps 1 --reference
 expect_status 2 "--reference with gusts"
 expect_in "$tmp/err" "^psb sim: --reference: the plain model has no gusts" "--reference names what it lacks"
 
+# --contact-solve: contact inside the solve, the plain model's only so far.
+run sim --contact-solve --steps 1
+expect_status 2 "--contact-solve without --reference"
+expect_one_error_line "--contact-solve without --reference"
+expect_in "$tmp/err" "^psb sim: --contact-solve needs --reference" "--contact-solve asks for --reference"
+run sim --reference --contact-solve --integrator symplectic --steps 1
+expect_status 2 "--contact-solve with an explicit integrator"
+expect_one_error_line "--contact-solve with an explicit integrator"
+expect_in "$tmp/err" "needs a solved integrator" "--contact-solve asks for a solved integrator"
+run sim --scene pile --steps 3 --reference --contact-solve --summary
+expect_status 0 "psb sim --scene pile --reference --contact-solve"
+expect_in "$tmp/out" "^blowups=0$" "--contact-solve runs the pile's first steps"
+
 run sim --help
 expect_in "$tmp/out" "^Exit status: 0 when the run finished without blow-ups; 3 when" \
     "psb sim --help documents the exit status after blow-ups"

@@ -183,9 +183,12 @@ static int stable_substeps(psb_integrator integrator) {
 // balls turn parts of themselves inside out (winding numbers from -2 to 1
 // about their own points), which contact with itself then holds together
 // (test_self_momentum has it on).
-static void test_momentum(const psb_mesh *ball) {
+static void test_momentum(const psb_mesh *ball, bool solve) {
     for (int k = 0; k < PSB_INTEGRATOR_COUNT; k++) {
         const psb_integrator integrator = (psb_integrator)k;
+        if (solve && !psb_integrator_is_implicit(integrator)) {
+            continue;
+        }
         psb_params p = free_params(1.0 / 60.0);
         p.self_contact = false;
         p.integrator = integrator;
@@ -196,6 +199,7 @@ static void test_momentum(const psb_mesh *ball) {
         if (!m) {
             continue;
         }
+        psb_model_set_contact_solve(m, solve);
         const psb_body_params bp = ball_material(ball, 200.0, 0.0, 400.0);
         const int a = add_body(m, ball, bp, (psb_vec3){-0.6, 0.0, 0.0}, (psb_vec3){2.0, 0.0, 0.3});
         const int b = add_body(m, ball, bp, (psb_vec3){0.6, 0.35, 0.1}, (psb_vec3){-1.0, 0.0, 0.0});
@@ -210,10 +214,10 @@ static void test_momentum(const psb_mesh *ball) {
         }
         const psb_vec3 apart = sub(centroid(m, b), centroid(m, a));
         const psb_vec3 parting = sub(body_velocity(m, b), body_velocity(m, a));
-        printf("momentum   %-10s %3d sub-steps: largest change %.2e of it; %d steps touching, "
-               "at most %d contacts; parting at %.3f m/s\n",
-               psb_integrator_name(integrator), p.substeps, worst, steps_touching, most,
-               dot(parting, apart) / norm(apart));
+        printf("momentum   %-10s %3d sub-steps%s: largest change %.2e of it; %d steps "
+               "touching, at most %d contacts; parting at %.3f m/s\n",
+               psb_integrator_name(integrator), p.substeps, solve ? ", solved" : "", worst,
+               steps_touching, most, dot(parting, apart) / norm(apart));
         CHECK(worst <= 1e-9, "%s: the momentum changed by %.3g of itself",
               psb_integrator_name(integrator), worst);
         CHECK(most > 0, "%s: the balls never touched", psb_integrator_name(integrator));
@@ -233,7 +237,7 @@ static void test_momentum(const psb_mesh *ball) {
 // that carries 40 times the weight) with springs 5 times softer (the
 // membrane stretched 2.5%), so that sub-steps of 1/2400 s are stable.
 static void test_pile(const psb_mesh *ball, int count, psb_integrator integrator, double dt,
-                      int substeps, double seconds) {
+                      int substeps, double seconds, bool solve) {
     psb_params p = psb_default_params();
     p.integrator = integrator;
     p.dt = dt;
@@ -242,6 +246,9 @@ static void test_pile(const psb_mesh *ball, int count, psb_integrator integrator
     p.walls_min = (psb_vec3){-0.4, 0.0, -0.4};
     p.walls_max = (psb_vec3){0.4, 4.0, 0.4};
     psb_model *m = make_model(&p);
+    if (m) {
+        psb_model_set_contact_solve(m, solve);
+    }
     psb_mesh_material made;
     psb_error err = {0};
     CHECK(psb_mesh_default_material(ball, 0.2, 9.81, &made, &err) == PSB_OK, "%s", err.message);
@@ -254,10 +261,11 @@ static void test_pile(const psb_mesh *ball, int count, psb_integrator integrator
         add_body(m, ball, bp, at[k], (psb_vec3){0.0, 0.0, 0.0});
     }
     const int steps = (int)lround(seconds / dt);
-    int inside = 0, most = 0, first_inside = -1;
+    int inside = 0, most = 0, first_inside = -1, links = 0;
     double deepest = 0.0;
     for (int s = 0; m && s < steps; s++) {
         psb_model_step(m);
+        links = psb_model_link_count(m) > links ? psb_model_link_count(m) : links;
         const int now = points_inside(m, meshes, &deepest);
         first_inside = now > 0 && first_inside < 0 ? s : first_inside;
         inside += now;
@@ -270,13 +278,16 @@ static void test_pile(const psb_mesh *ball, int count, psb_integrator integrator
     for (int k = 0; k < count; k++) {
         top = fmax(top, centroid(m, k).y);
     }
-    printf("pile of %d  %-10s dt 1/%.0f s, %2d sub-steps: %d points inside another ball in %d "
-           "steps (largest winding number %.3f), at most %d contacts, highest ball at y = %.3f m\n",
-           count, psb_integrator_name(integrator), 1.0 / dt, substeps, inside, steps, deepest, most,
-           top);
+    printf("pile of %d  %-10s dt 1/%.0f s, %2d sub-steps%s: %d points inside another ball in "
+           "%d steps (largest winding number %.3f), at most %d contacts and %d links, highest "
+           "ball at y = %.3f m\n",
+           count, psb_integrator_name(integrator), 1.0 / dt, substeps, solve ? ", solved" : "",
+           inside, steps, deepest, most, links, top);
     CHECK(inside == 0, "pile, %s: %d points ended a step inside another ball (first at step %d)",
           psb_integrator_name(integrator), inside, first_inside);
     CHECK(most > 0, "pile, %s: the balls never touched", psb_integrator_name(integrator));
+    CHECK(solve == (links > 0), "pile, %s: %d links in the solve, with it %s",
+          psb_integrator_name(integrator), links, solve ? "on" : "off");
     // Four balls of 0.5 m cannot all lie on the floor of a box 0.8 m wide:
     // one rests on the others (its centre a ball's height up), unless they
     // went through each other.
@@ -288,7 +299,8 @@ static void test_pile(const psb_mesh *ball, int count, psb_integrator integrator
 // Two rings dropped onto each other into the walls' box (2D), too narrow
 // for them to lie side by side, at world steps of dt in `substeps`
 // sub-steps, for 2 s.
-static void test_rings(const psb_mesh *ring, psb_integrator integrator, double dt, int substeps) {
+static void test_rings(const psb_mesh *ring, psb_integrator integrator, double dt, int substeps,
+                       bool solve) {
     psb_params p = psb_default_params();
     p.integrator = integrator;
     p.dt = dt;
@@ -300,6 +312,7 @@ static void test_rings(const psb_mesh *ring, psb_integrator integrator, double d
     if (!m) {
         return;
     }
+    psb_model_set_contact_solve(m, solve);
     psb_body_params bp = ball_material(ring, 300.0, 0.1, 500.0);
     bp.mass = 0.2;
     add_body(m, ring, bp, (psb_vec3){0.05, 0.35, 0.0}, (psb_vec3){0.0, 0.0, 0.0});
@@ -315,11 +328,11 @@ static void test_rings(const psb_mesh *ring, psb_integrator integrator, double d
     }
     const double low = fmin(centroid(m, 0).y, centroid(m, 1).y);
     const double high = fmax(centroid(m, 0).y, centroid(m, 1).y);
-    printf("rings      %-10s dt 1/%.0f s, %2d sub-steps: %d points inside the other ring in %d "
-           "steps (largest winding number %.3f), at most %d contacts, rings at y = %.3f and %.3f "
-           "m\n",
-           psb_integrator_name(integrator), 1.0 / dt, substeps, inside, steps, deepest, most, low,
-           high);
+    printf("rings      %-10s dt 1/%.0f s, %2d sub-steps%s: %d points inside the other ring in "
+           "%d steps (largest winding number %.3f), at most %d contacts, rings at y = %.3f and "
+           "%.3f m\n",
+           psb_integrator_name(integrator), 1.0 / dt, substeps, solve ? ", solved" : "", inside,
+           steps, deepest, most, low, high);
     CHECK(inside == 0, "rings, %s: %d points ended a step inside the other ring",
           psb_integrator_name(integrator), inside);
     CHECK(most > 0, "rings, %s: the rings never touched", psb_integrator_name(integrator));
@@ -544,6 +557,50 @@ static void test_switched_off(const psb_mesh *ball) {
            past);
     CHECK(contacts > 0 && past < -0.5, "contact on, yet passed through (%d contacts, %g m)",
           contacts, past);
+}
+
+// Contact inside the solve changes nothing for bodies that never come near
+// each other: two balls dropped 3 m apart and a ring beside them (2D: it
+// never touches a ball) take the same steps, to the bit, with it and
+// without it, for both solved integrators.
+static void test_solve_alone(const psb_mesh *ball, const psb_mesh *ring) {
+    for (int k = 0; k < 2; k++) {
+        psb_params p = psb_default_params();
+        p.integrator = k == 0 ? PSB_IMPLICIT : PSB_BDF2;
+        psb_model *m[2] = {make_model(&p), make_model(&p)};
+        if (!m[0] || !m[1]) {
+            psb_model_destroy(m[0]);
+            psb_model_destroy(m[1]);
+            return;
+        }
+        for (int j = 0; j < 2; j++) {
+            psb_model_set_contact_solve(m[j], j == 1);
+            const psb_body_params bp = ball_material(ball, 200.0, 0.1, 400.0);
+            add_body(m[j], ball, bp, (psb_vec3){-1.5, 1.0, 0.0}, (psb_vec3){0.0, 0.0, 0.0});
+            add_body(m[j], ball, bp, (psb_vec3){1.5, 1.5, 0.0}, (psb_vec3){0.0, 0.0, 0.0});
+            add_body(m[j], ring, ball_material(ring, 300.0, 0.1, 500.0), (psb_vec3){0.0, 1.0, 0.0},
+                     (psb_vec3){0.0, 0.0, 0.0});
+        }
+        int differ = 0;
+        for (int s = 0; s < 60; s++) {
+            psb_model_step(m[0]);
+            psb_model_step(m[1]);
+            for (int b = 0; b < psb_model_body_count(m[0]); b++) {
+                const psb_vec3 *x0 = psb_model_positions(m[0], b),
+                               *x1 = psb_model_positions(m[1], b);
+                for (int i = 0; i < psb_model_point_count(m[0], b); i++) {
+                    differ += x0[i].x != x1[i].x || x0[i].y != x1[i].y || x0[i].z != x1[i].z;
+                }
+            }
+        }
+        printf("solve alone %-10s: %d point positions differ over 60 steps with contact inside "
+               "the solve on and off\n",
+               psb_integrator_name(p.integrator), differ);
+        CHECK(differ == 0, "%s: bodies far apart stepped differently with contact inside the solve",
+              psb_integrator_name(p.integrator));
+        psb_model_destroy(m[0]);
+        psb_model_destroy(m[1]);
+    }
 }
 
 // A cloth dropped flat onto a ball whose points are all pinned: a cloth's
@@ -869,11 +926,18 @@ int main(void) {
     ring_or_sphere(false, 0, 2, 0.25, &small);
     ring_or_sphere(true, 40, 0, 0.3, &ring);
 
-    test_momentum(&ball);
-    test_pile(&small, 4, PSB_SYMPLECTIC_EULER, 1.0 / 240.0, 10, 2.0);
-    test_pile(&small, 3, PSB_BDF2, 1.0 / 120.0, 1, 1.0);
-    test_rings(&ring, PSB_SYMPLECTIC_EULER, 1.0 / 120.0, 10);
-    test_rings(&ring, PSB_BDF2, 1.0 / 120.0, 2);
+    test_momentum(&ball, false);
+    test_momentum(&ball, true);
+    test_pile(&small, 4, PSB_SYMPLECTIC_EULER, 1.0 / 240.0, 10, 2.0, false);
+    test_pile(&small, 3, PSB_BDF2, 1.0 / 120.0, 1, 1.0, false);
+    test_rings(&ring, PSB_SYMPLECTIC_EULER, 1.0 / 120.0, 10, false);
+    test_rings(&ring, PSB_BDF2, 1.0 / 120.0, 2, false);
+    // Contact inside the solve: at one step of 1/60 s.
+    test_pile(&small, 4, PSB_BDF2, 1.0 / 60.0, 1, 2.0, true);
+    test_pile(&small, 4, PSB_IMPLICIT, 1.0 / 60.0, 1, 2.0, true);
+    test_rings(&ring, PSB_BDF2, 1.0 / 60.0, 1, true);
+    test_rings(&ring, PSB_IMPLICIT, 1.0 / 60.0, 1, true);
+    test_solve_alone(&ball, &ring);
     double rebound[2] = {0.0, 0.0};
     test_restitution(&ball, 1.0, &rebound[1]);
     test_restitution(&ball, 0.0, &rebound[0]);

@@ -401,13 +401,18 @@ void psb_model_step(psb_model *m) {
     const psb_params *p = &m->params;
     const double h = p->dt / p->substeps;
     m->report = (psb_solver_report){0, 0, 0.0, 0.0, psb_integrator_is_implicit(p->integrator)};
+    // Contact inside the solve: every body's sub-step at once, those that
+    // may touch solved together (model_implicit.c).
+    const bool together =
+        psb_integrator_is_implicit(p->integrator) && m->contact_solve && p->body_contact;
+    m->link_count = 0;
     for (int k = 0; k < m->body_count; k++) {
         model_body *b = m->bodies[k];
         for (int i = 0; i < b->n; i++) {
             b->x_step[i] = b->x[i]; // where the world step starts: for contact
             b->v_step[i] = b->v[i];
         }
-        for (int s = 0; s < p->substeps; s++) {
+        for (int s = 0; s < p->substeps && !together; s++) {
             const double t = m->time + s * h;
             if (psb_integrator_is_implicit(p->integrator)) {
                 model_implicit_step(m, b, t, h); // contacts and pins inside
@@ -417,6 +422,9 @@ void psb_model_step(psb_model *m) {
             model_contact_response(m, b, h, 0.0, true);
             model_hold_pins(b);
         }
+    }
+    for (int s = 0; s < p->substeps && together; s++) {
+        model_implicit_world_step(m, m->time + s * h, h);
     }
     model_body_contact(m); // model_contact.c: the bodies against each other
     m->time += p->dt;

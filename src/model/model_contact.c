@@ -16,7 +16,8 @@
 //            W = w_p + sum β_i² w_i (w: inverse masses, 0 when pinned),
 //            each velocity changed by its point's move over dt; after each
 //            pass the points in a contact are put back out of the floor,
-//            the walls and the spheres (the velocity likewise);
+//            the walls and the spheres (the velocity likewise); none with
+//            contact inside the solve, whose links moved the points;
 //   bounce   4 passes: the normal relative velocity un = u . n,
 //            u = v_p - sum β_i v_i, set to its target e (-un0) (un0: at the
 //            start of the step; 0 below the speed gravity gives in two
@@ -32,6 +33,10 @@
 // How many Gauss-Seidel passes move the positions, and set the normal
 // velocities.
 enum { POSITION_PASSES = 4, VELOCITY_PASSES = 4 };
+
+// With contact inside the solve: how fast a link moves a point that starts a
+// sub-step inside another body, or within its skin, back out to the skin, m/s.
+#define RECOVERY_SPEED 0.3
 
 // ---------------------------------------------------------------------------
 // Geometry: normals, closest points, pseudo-normals.
@@ -121,7 +126,7 @@ static void closest_on_segment(psb_vec3 p, psb_vec3 a, psb_vec3 b, double beta[3
 
 // The points a feature joins: triangle f's three corners, or a ring's edge
 // f, points f and f + 1. Returns how many.
-static int feature_corners(const model_body *b, int f, int corner[3]) {
+int model_feature_corners(const model_body *b, int f, int corner[3]) {
     if (b->kind == PSB_RING) {
         corner[0] = f, corner[1] = (f + 1) % b->n, corner[2] = -1;
         return 2;
@@ -135,7 +140,7 @@ static int feature_corners(const model_body *b, int f, int corner[3]) {
 static psb_vec3 feature_point_of(const model_body *b, const psb_vec3 *x, int f,
                                  const double beta[3]) {
     int corner[3];
-    const int count = feature_corners(b, f, corner);
+    const int count = model_feature_corners(b, f, corner);
     psb_vec3 q = {0.0, 0.0, 0.0};
     for (int k = 0; k < count; k++) {
         q = axpy(q, beta[k], x[corner[k]]);
@@ -222,7 +227,7 @@ static bool joined(const model_body *b, int i, int j) {
 // (it is in i's two rings of triangles, on i's own body).
 static bool beside(const model_body *b, int f, int i) {
     int corner[3];
-    const int count = feature_corners(b, f, corner);
+    const int count = model_feature_corners(b, f, corner);
     for (int j = 0; j < count; j++) {
         if (corner[j] == i || joined(b, i, corner[j])) {
             return true;
@@ -239,7 +244,7 @@ static bool beside(const model_body *b, int f, int i) {
 // height, which the springs keep).
 static bool own_feature(const model_body *b, int f, int i, const double beta[3]) {
     int corner[3];
-    const int count = feature_corners(b, f, corner);
+    const int count = model_feature_corners(b, f, corner);
     for (int j = 0; j < count; j++) {
         if (corner[j] == i) {
             return true;
@@ -284,20 +289,24 @@ static double moved(const model_body *b, bool own, psb_vec3 *t) {
     return most;
 }
 
-// Appends a contact to the model's list, grown as needed. Without memory
-// for it, the contact is dropped (the step has no way to fail; those
-// already found are still resolved).
-static void add_contact(psb_model *m, model_contact c) {
-    if (m->contact_count == m->contact_capacity) {
-        const int capacity = m->contact_capacity > 0 ? 2 * m->contact_capacity : 64;
-        model_contact *grown = realloc(m->contacts, (size_t)capacity * sizeof *grown);
+// Appends a contact to a list (the model's contacts, or its links), grown
+// as needed. Without memory for it, the contact is dropped (the step has no
+// way to fail; those already found are still resolved).
+static void append(model_contact **list, int *count, int *capacity, model_contact c) {
+    if (*count == *capacity) {
+        const int grown_capacity = *capacity > 0 ? 2 * *capacity : 64;
+        model_contact *grown = realloc(*list, (size_t)grown_capacity * sizeof *grown);
         if (!grown) {
             return;
         }
-        m->contacts = grown;
-        m->contact_capacity = capacity;
+        *list = grown;
+        *capacity = grown_capacity;
     }
-    m->contacts[m->contact_count++] = c;
+    (*list)[(*count)++] = c;
+}
+
+static void add_contact(psb_model *m, model_contact c) {
+    append(&m->contacts, &m->contact_count, &m->contact_capacity, c);
 }
 
 // u = v_p - sum β_i v_i with the velocities vp of p and vb of B's points:
@@ -305,7 +314,7 @@ static void add_contact(psb_model *m, model_contact c) {
 static psb_vec3 relative(const model_body *B, int f, const double beta[3], psb_vec3 vp,
                          const psb_vec3 *vb) {
     int corner[3];
-    const int count = feature_corners(B, f, corner);
+    const int count = model_feature_corners(B, f, corner);
     psb_vec3 u = vp;
     for (int j = 0; j < count; j++) {
         u = axpy(u, -beta[j], vb[corner[j]]);
@@ -328,6 +337,60 @@ static bool beyond(const model_body *b, const int *corner, int count, psb_vec3 p
     return dot(gap, gap) > R * R;
 }
 
+// The bounding box of b's points.
+static void body_box(const model_body *b, psb_vec3 *lo, psb_vec3 *hi) {
+    *lo = b->x[0], *hi = b->x[0];
+    for (int i = 1; i < b->n; i++) {
+        const psb_vec3 x = b->x[i];
+        *lo = (psb_vec3){fmin(lo->x, x.x), fmin(lo->y, x.y), fmin(lo->z, x.z)};
+        *hi = (psb_vec3){fmax(hi->x, x.x), fmax(hi->y, x.y), fmax(hi->z, x.z)};
+    }
+}
+
+// Whether p is outside the box from lo to hi grown by reach on every side.
+static bool outside_box(psb_vec3 p, psb_vec3 lo, psb_vec3 hi, double reach) {
+    return p.x < lo.x - reach || p.x > hi.x + reach || p.y < lo.y - reach || p.y > hi.y + reach ||
+           p.z < lo.z - reach || p.z > hi.z + reach;
+}
+
+// The nearest point of B's surface to p: the first feature with the
+// smallest |p - q|² (a later one only if strictly nearer), looking only at
+// the features whose box is within reach of p, and leaving out, where own
+// is a point of B (a body against itself), its own features and those
+// nearest it on its neighbours only. Returns the feature (-1: none), its
+// coordinates into beta and |p - q|² into distance2.
+static int nearest_feature(const model_body *B, psb_vec3 p, double reach, int own, double beta[3],
+                           double *distance2) {
+    const int features = B->kind == PSB_RING ? B->n : B->tri_count;
+    int nearest = -1;
+    *distance2 = INFINITY;
+    beta[0] = 0.0, beta[1] = 0.0, beta[2] = 0.0;
+    for (int f = 0; f < features; f++) {
+        int corner[3];
+        double trial[3];
+        const int count = model_feature_corners(B, f, corner);
+        if (beyond(B, corner, count, p, reach)) {
+            continue; // no nearer than its box, and that is beyond reach
+        }
+        if (B->kind == PSB_RING) {
+            closest_on_segment(p, B->x[corner[0]], B->x[corner[1]], trial);
+        } else {
+            closest_on_triangle(p, B->x[corner[0]], B->x[corner[1]], B->x[corner[2]], trial);
+        }
+        if (own >= 0 && own_feature(B, f, own, trial)) {
+            continue;
+        }
+        const psb_vec3 to = sub(p, feature_point(B, f, trial));
+        const double d2 = dot(to, to);
+        if (d2 < *distance2) {
+            nearest = f;
+            *distance2 = d2;
+            beta[0] = trial[0], beta[1] = trial[1], beta[2] = trial[2];
+        }
+    }
+    return nearest;
+}
+
 // The contacts of A's points with B's surface, in increasing point index.
 // A closed surface (a shell, a ring) has an inside; a cloth has two sides,
 // and a point touches it on the side it was on at the start of the world
@@ -340,12 +403,8 @@ static void find_pair(psb_model *m, int a, int b) {
     const double delta = m->params.contact_thickness;
     psb_vec3 shift;
     const double moved_b = moved(B, self, &shift); // D_B, or D_rel and t
-    psb_vec3 lo = B->x[0], hi = B->x[0];
-    for (int i = 1; i < B->n; i++) {
-        lo = (psb_vec3){fmin(lo.x, B->x[i].x), fmin(lo.y, B->x[i].y), fmin(lo.z, B->x[i].z)};
-        hi = (psb_vec3){fmax(hi.x, B->x[i].x), fmax(hi.y, B->x[i].y), fmax(hi.z, B->x[i].z)};
-    }
-    const int features = B->kind == PSB_RING ? B->n : B->tri_count;
+    psb_vec3 lo, hi;
+    body_box(B, &lo, &hi);
     for (int i = 0; i < A->n; i++) {
         const psb_vec3 p = A->x[i];
         // R_p = δ + |p - p(start) - t| + D_B: a point that crossed B's
@@ -353,37 +412,11 @@ static void find_pair(psb_model *m, int a, int b) {
         // on its own body t, the body's mean move). Only a p in B's box
         // grown by R_p is looked at.
         const double reach = delta + norm(sub(sub(p, A->x_step[i]), shift)) + moved_b;
-        if (p.x < lo.x - reach || p.x > hi.x + reach || p.y < lo.y - reach || p.y > hi.y + reach ||
-            p.z < lo.z - reach || p.z > hi.z + reach) {
+        if (outside_box(p, lo, hi, reach)) {
             continue;
         }
-        // The nearest point of B's surface: the first feature with the
-        // smallest |p - q|² (a later one only if strictly nearer).
-        int nearest = -1;
-        double nearest2 = INFINITY, beta[3] = {0.0, 0.0, 0.0};
-        for (int f = 0; f < features; f++) {
-            int corner[3];
-            double trial[3];
-            const int count = feature_corners(B, f, corner);
-            if (beyond(B, corner, count, p, reach)) {
-                continue; // no nearer than its box, and that is beyond R_p
-            }
-            if (B->kind == PSB_RING) {
-                closest_on_segment(p, B->x[corner[0]], B->x[corner[1]], trial);
-            } else {
-                closest_on_triangle(p, B->x[corner[0]], B->x[corner[1]], B->x[corner[2]], trial);
-            }
-            if (self && own_feature(B, f, i, trial)) {
-                continue;
-            }
-            const psb_vec3 to = sub(p, feature_point(B, f, trial));
-            const double distance2 = dot(to, to);
-            if (distance2 < nearest2) {
-                nearest = f;
-                nearest2 = distance2;
-                beta[0] = trial[0], beta[1] = trial[1], beta[2] = trial[2];
-            }
-        }
+        double nearest2, beta[3];
+        const int nearest = nearest_feature(B, p, reach, self ? i : -1, beta, &nearest2);
         const double distance = sqrt(nearest2);
         if (nearest < 0 || distance > reach) {
             continue;
@@ -444,7 +477,7 @@ static double inverse_mass(const model_body *b, int i) {
 static double contact_give(const psb_model *m, const model_contact *c) {
     const model_body *B = m->bodies[c->b];
     int corner[3];
-    const int count = feature_corners(B, c->feature, corner);
+    const int count = model_feature_corners(B, c->feature, corner);
     double W = inverse_mass(m->bodies[c->a], c->p);
     for (int k = 0; k < count; k++) {
         W += c->beta[k] * c->beta[k] * inverse_mass(B, corner[k]);
@@ -461,7 +494,7 @@ static void push_out_touched(psb_model *m) {
     for (int k = 0; k < m->contact_count; k++) {
         const model_contact *c = &m->contacts[k];
         int corner[3];
-        const int count = feature_corners(m->bodies[c->b], c->feature, corner);
+        const int count = model_feature_corners(m->bodies[c->b], c->feature, corner);
         m->bodies[c->a]->touched[c->p] = true;
         for (int j = 0; j < count; j++) {
             m->bodies[c->b]->touched[corner[j]] = true;
@@ -502,7 +535,7 @@ static void push_apart(psb_model *m) {
                 A->x[c->p] = axpy(A->x[c->p], move_p, c->n);
                 A->v[c->p] = axpy(A->v[c->p], move_p / dt, c->n);
                 int corner[3];
-                const int count = feature_corners(B, c->feature, corner);
+                const int count = model_feature_corners(B, c->feature, corner);
                 for (int j = 0; j < count; j++) {
                     const double move = inverse_mass(B, corner[j]) * c->beta[j] * lambda;
                     B->x[corner[j]] = axpy(B->x[corner[j]], -move, c->n);
@@ -521,7 +554,7 @@ static void give_impulse(psb_model *m, const model_contact *c, psb_vec3 J) {
     model_body *A = m->bodies[c->a], *B = m->bodies[c->b];
     A->v[c->p] = axpy(A->v[c->p], inverse_mass(A, c->p), J);
     int corner[3];
-    const int count = feature_corners(B, c->feature, corner);
+    const int count = model_feature_corners(B, c->feature, corner);
     for (int j = 0; j < count; j++) {
         B->v[corner[j]] = axpy(B->v[corner[j]], -inverse_mass(B, corner[j]) * c->beta[j], J);
     }
@@ -613,11 +646,92 @@ void model_body_contact(psb_model *m) {
             b->x_found[i] = b->x[i];
         }
     }
-    push_apart(m);
+    // With contact inside the solve, the links have moved the points out
+    // (at RECOVERY_SPEED at most): the stage sets the velocities only.
+    if (!(m->contact_solve && psb_integrator_is_implicit(m->params.integrator))) {
+        push_apart(m);
+    }
     bounce(m);
     carry_history(m);
 }
 
 int psb_model_contact_count(const psb_model *m) {
     return m->contact_count;
+}
+
+// ---------------------------------------------------------------------------
+// Links: contacts held inside the solved step (model_implicit.c).
+
+// The links of A's points with B's surface where the points are at the start
+// of a solved sub-step of h: each point p of A within R_p of B's surface,
+// R_p = δ + 2 h (|v_p| + v_B) + 2 |g| h² (v_B: the fastest of B's points),
+// about twice what p and B's surface move relative to each other in the
+// sub-step, links its nearest feature: the point q = sum β_i x_i, held at
+// these β, and the normal n (B's pseudo-normal there; against a cloth, turned
+// to the side p is on). In the solve the link is the energy
+// k/2 min(0, (x_p - q) . n - hold)², k = kappa / (W h²): a plane that moves
+// with the feature's corners, pushing p and the corners apart; hold is δ,
+// or for a point that starts nearer (within the skin, or inside) where it
+// starts plus RECOVERY_SPEED h, so that it is moved out over some steps.
+static void find_pair_links(psb_model *m, int a, int b, double h, double kappa) {
+    const model_body *A = m->bodies[a], *B = m->bodies[b];
+    const double delta = m->params.contact_thickness;
+    double fastest = 0.0;
+    for (int i = 0; i < B->n; i++) {
+        fastest = fmax(fastest, norm(B->v[i]));
+    }
+    psb_vec3 lo, hi;
+    body_box(B, &lo, &hi);
+    for (int i = 0; i < A->n; i++) {
+        const psb_vec3 p = A->x[i];
+        const double reach =
+            delta + 2.0 * h * (norm(A->v[i]) + fastest) + 2.0 * fabs(m->params.gravity) * h * h;
+        if (outside_box(p, lo, hi, reach)) {
+            continue;
+        }
+        double nearest2, beta[3];
+        const int nearest = nearest_feature(B, p, reach, -1, beta, &nearest2);
+        if (nearest < 0 || sqrt(nearest2) > reach) {
+            continue;
+        }
+        psb_vec3 n = pseudo_normal(B, nearest, beta);
+        if (B->kind == PSB_CLOTH && dot(sub(p, feature_point(B, nearest, beta)), n) < 0.0) {
+            n = scale(-1.0, n);
+        }
+        const double start = dot(sub(p, feature_point(B, nearest, beta)), n);
+        model_contact c = {.a = a,
+                           .p = i,
+                           .b = b,
+                           .feature = nearest,
+                           .beta = {beta[0], beta[1], beta[2]},
+                           .n = n,
+                           .hold = fmin(delta, start + RECOVERY_SPEED * h)};
+        const double W = contact_give(m, &c);
+        if (W > 0.0 && dot(n, n) > 0.0) {
+            c.k = kappa / (W * h * h);
+            append(&m->links, &m->link_count, &m->link_capacity, c);
+        }
+    }
+}
+
+void model_find_links(psb_model *m, double h, double kappa) {
+    m->link_count = 0;
+    if (!m->params.body_contact) {
+        return;
+    }
+    for (int a = 0; a < m->body_count; a++) {
+        for (int b = 0; b < m->body_count; b++) {
+            if (a != b && pair_touches(m, a, b)) {
+                find_pair_links(m, a, b, h, kappa);
+            }
+        }
+    }
+}
+
+void psb_model_set_contact_solve(psb_model *m, bool on) {
+    m->contact_solve = on;
+}
+
+int psb_model_link_count(const psb_model *m) {
+    return m->link_count;
 }

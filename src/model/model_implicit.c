@@ -26,12 +26,25 @@
 // H d = -grad G by conjugate gradients with H applied point by point, then a
 // line search along d lowers G. Afterwards the points on a surface get
 // restitution and friction, and the pins are held.
+//
+// With contact inside the solve (psb_model_set_contact_solve), the bodies
+// that links join (model_find_links: a point near another body's surface)
+// are solved together: one G, the sum of theirs and of each link's
+// k/2 min(0, (x_p - q) . n - hold)^2, one Newton's method over all their
+// points (docs/contact.md, "Contact inside the solve").
+#include <stdlib.h>
+
 #include "model_internal.h"
 
 // Solved when no point's velocity would change by more than this, m/s.
 #define TOLERANCE 1e-9
 // Within this of a collider's surface, m, a point touches it.
 #define TOUCH_SLACK 1e-9
+
+// A link's stiffness in units of its points' effective mass over the
+// sub-step squared, (1 / W) / h^2: a point that would end the sub-step s
+// past a link's plane (held by inertia alone) ends it s / (1 + this) past.
+#define LINK_STIFFNESS 100.0
 
 enum { NEWTON_MAX = 200, HALVINGS_MAX = 40 };
 
@@ -42,7 +55,19 @@ typedef struct solve_ctx {
     double gravity; // m/s^2
     double nrt;     // J
     double grab_c;  // N s/m: the grab spring's damping
+    double dt;      // s: the sub-step
+    bool bdf2;      // BDF2 asked for (its first sub-step is backward Euler's)
 } solve_ctx;
+
+// The bodies solved together, in one G: those that links join (with their
+// links' energy k/2 min(0, (x_p - q) . n - hold)² added), or one body alone.
+typedef struct group {
+    psb_model *m;
+    int count;
+    solve_ctx *s; // one per body, in increasing index
+    int link_count;
+    const int *link; // indices into m->links
+} group;
 
 // G at b->x; its gradient into grad.
 static double energy(const solve_ctx *s, psb_vec3 *grad) {
@@ -148,7 +173,7 @@ static psb_vec3 filter(const solve_ctx *s, int i, psb_vec3 w) {
     return w;
 }
 
-// q = H p (filtered): the Hessian of G at b->x applied to p.
+// q = H p: the Hessian of one body's G at b->x applied to p (not filtered).
 static void hessian_times(const solve_ctx *s, const psb_vec3 *p, psb_vec3 *q) {
     const model_body *b = s->b;
     const double h = s->h, ks = b->params.spring_k, kd = b->params.spring_damping;
@@ -208,9 +233,6 @@ static void hessian_times(const solve_ctx *s, const psb_vec3 *p, psb_vec3 *q) {
     if (b->grab_point >= 0) {
         q[b->grab_point] = axpy(q[b->grab_point], b->grab_k + s->grab_c / h, p[b->grab_point]);
     }
-    for (int i = 0; i < b->n; i++) {
-        q[i] = filter(s, i, q[i]);
-    }
 }
 
 // An upper bound of H's diagonal at point i, the preconditioner's scale.
@@ -218,58 +240,195 @@ static double diagonal(const solve_ctx *s, int i) {
     const model_body *b = s->b;
     const double springs = b->degree[i] * (b->params.spring_k + b->params.spring_damping / s->h);
     const double grab = i == b->grab_point ? b->grab_k + s->grab_c / s->h : 0.0;
-    return b->mass[i] / (s->h * s->h) + springs + grab;
+    return b->mass[i] / (s->h * s->h) + springs + grab + b->link_k[i];
 }
 
-// d ~ -H^-1 r by preconditioned conjugate gradients, to a hundredth of the
-// first residual (Newton's next step corrects the rest); stops early on
-// negative curvature. Returns the iterations taken.
-static int conjugate_gradients(const solve_ctx *s) {
-    model_body *b = s->b;
-    const int n = b->n;
-    double rz = 0.0, r0 = 0.0;
-    for (int i = 0; i < n; i++) {
-        b->d[i] = (psb_vec3){0.0, 0.0, 0.0};
-        b->q[i] = scale(-1.0, filter(s, i, b->r[i])); // the residual of H d = -r at d = 0
-        b->z[i] = scale(1.0 / diagonal(s, i), b->q[i]);
-        b->p[i] = b->z[i];
-        rz += dot(b->q[i], b->z[i]);
-        r0 += dot(b->q[i], b->q[i]);
+// ---------------------------------------------------------------------------
+// The links between the bodies of a group.
+
+// The corners of link c's feature, into corner; returns how many.
+static int link_corners(const psb_model *m, const model_contact *c, int corner[3]) {
+    return model_feature_corners(m->bodies[c->b], c->feature, corner);
+}
+
+// (x_p - q) . n - δ with q = sum β_i x_i: below 0, the link pushes.
+static double link_gap(const psb_model *m, const model_contact *c) {
+    const model_body *A = m->bodies[c->a], *B = m->bodies[c->b];
+    int corner[3];
+    const int count = link_corners(m, c, corner);
+    psb_vec3 q = {0.0, 0.0, 0.0};
+    for (int j = 0; j < count; j++) {
+        q = axpy(q, c->beta[j], B->x[corner[j]]);
     }
-    // Keeps the residual in xs while q holds H p.
-    for (int i = 0; i < n; i++) {
-        b->xs[i] = b->q[i];
+    return dot(sub(A->x[c->p], q), c->n) - c->hold;
+}
+
+// A link's energy at gap d (link_gap), over k: d² / 2 where d < 0 (the
+// link pushes), else 0; its first and second derivatives into d1 and d2.
+static double link_energy(double d, double *d1, double *d2) {
+    if (d >= 0.0) {
+        *d1 = 0.0, *d2 = 0.0;
+        return 0.0;
+    }
+    *d1 = d, *d2 = 1.0;
+    return 0.5 * d * d;
+}
+
+// G of the group at the bodies' x, its gradient into each body's r (trial:
+// into q, for a line search's trial).
+static double group_energy(const group *g, bool trial) {
+    double G = 0.0;
+    for (int k = 0; k < g->count; k++) {
+        model_body *b = g->s[k].b;
+        G += energy(&g->s[k], trial ? b->q : b->r);
+    }
+    for (int l = 0; l < g->link_count; l++) {
+        const model_contact *c = &g->m->links[g->link[l]];
+        double d1, d2;
+        const double E = link_energy(link_gap(g->m, c), &d1, &d2);
+        if (d1 != 0.0) {
+            model_body *A = g->m->bodies[c->a], *B = g->m->bodies[c->b];
+            psb_vec3 *ga = trial ? A->q : A->r, *gb = trial ? B->q : B->r;
+            G += c->k * E;
+            ga[c->p] = axpy(ga[c->p], c->k * d1, c->n);
+            int corner[3];
+            const int count = link_corners(g->m, c, corner);
+            for (int j = 0; j < count; j++) {
+                gb[corner[j]] = axpy(gb[corner[j]], -c->k * d1 * c->beta[j], c->n);
+            }
+        }
+    }
+    return G;
+}
+
+// q = H p over the group, filtered: each body's own, then each pushing
+// link's k J^T J p with J p = (p_p - sum β_i p_i) . n.
+static void group_hessian_times(const group *g) {
+    for (int k = 0; k < g->count; k++) {
+        hessian_times(&g->s[k], g->s[k].b->p, g->s[k].b->q);
+    }
+    for (int l = 0; l < g->link_count; l++) {
+        const model_contact *c = &g->m->links[g->link[l]];
+        double d1, d2;
+        link_energy(link_gap(g->m, c), &d1, &d2);
+        if (d2 > 0.0) {
+            model_body *A = g->m->bodies[c->a], *B = g->m->bodies[c->b];
+            int corner[3];
+            const int count = link_corners(g->m, c, corner);
+            psb_vec3 w = A->p[c->p];
+            for (int j = 0; j < count; j++) {
+                w = axpy(w, -c->beta[j], B->p[corner[j]]);
+            }
+            const double jp = c->k * d2 * dot(w, c->n);
+            A->q[c->p] = axpy(A->q[c->p], jp, c->n);
+            for (int j = 0; j < count; j++) {
+                B->q[corner[j]] = axpy(B->q[corner[j]], -jp * c->beta[j], c->n);
+            }
+        }
+    }
+    for (int k = 0; k < g->count; k++) {
+        model_body *b = g->s[k].b;
+        for (int i = 0; i < b->n; i++) {
+            b->q[i] = filter(&g->s[k], i, b->q[i]);
+        }
+    }
+}
+
+// Each point's share of the pushing links' diagonal, k for p and k β_i² for
+// a corner: the preconditioner's.
+static void link_diagonal(const group *g) {
+    for (int k = 0; k < g->count; k++) {
+        model_body *b = g->s[k].b;
+        for (int i = 0; i < b->n; i++) {
+            b->link_k[i] = 0.0;
+        }
+    }
+    for (int l = 0; l < g->link_count; l++) {
+        const model_contact *c = &g->m->links[g->link[l]];
+        double d1, d2;
+        link_energy(link_gap(g->m, c), &d1, &d2);
+        if (d2 > 0.0) {
+            g->m->bodies[c->a]->link_k[c->p] += c->k * d2;
+            model_body *B = g->m->bodies[c->b];
+            int corner[3];
+            const int count = link_corners(g->m, c, corner);
+            for (int j = 0; j < count; j++) {
+                B->link_k[corner[j]] += c->k * d2 * c->beta[j] * c->beta[j];
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Newton's method.
+
+// d ~ -H^-1 r by preconditioned conjugate gradients over the group, to a
+// hundredth of the first residual (Newton's next step corrects the rest);
+// stops early on negative curvature. Returns the iterations taken.
+static int conjugate_gradients(const group *g) {
+    double rz = 0.0, r0 = 0.0;
+    int n = 0;
+    link_diagonal(g);
+    for (int k = 0; k < g->count; k++) {
+        const solve_ctx *s = &g->s[k];
+        model_body *b = s->b;
+        n += b->n;
+        for (int i = 0; i < b->n; i++) {
+            b->d[i] = (psb_vec3){0.0, 0.0, 0.0};
+            b->q[i] = scale(-1.0, filter(s, i, b->r[i])); // the residual of H d = -r at d = 0
+            b->z[i] = scale(1.0 / diagonal(s, i), b->q[i]);
+            b->p[i] = b->z[i];
+            rz += dot(b->q[i], b->z[i]);
+            r0 += dot(b->q[i], b->q[i]);
+        }
+        // Keeps the residual in xs while q holds H p.
+        for (int i = 0; i < b->n; i++) {
+            b->xs[i] = b->q[i];
+        }
     }
     int it = 0;
     for (; it < 5 * n + 100 && rz > 0.0; it++) {
-        hessian_times(s, b->p, b->q);
+        group_hessian_times(g);
         double pq = 0.0;
-        for (int i = 0; i < n; i++) {
-            pq += dot(b->p[i], b->q[i]);
+        for (int k = 0; k < g->count; k++) {
+            const model_body *b = g->s[k].b;
+            for (int i = 0; i < b->n; i++) {
+                pq += dot(b->p[i], b->q[i]);
+            }
         }
         if (!(pq > 0.0)) {
             if (it == 0) {
-                for (int i = 0; i < n; i++) {
-                    b->d[i] = b->p[i]; // steepest descent, preconditioned
+                for (int k = 0; k < g->count; k++) {
+                    model_body *b = g->s[k].b;
+                    for (int i = 0; i < b->n; i++) {
+                        b->d[i] = b->p[i]; // steepest descent, preconditioned
+                    }
                 }
             }
             break;
         }
         const double alpha = rz / pq;
         double rz_next = 0.0, rr = 0.0;
-        for (int i = 0; i < n; i++) {
-            b->d[i] = axpy(b->d[i], alpha, b->p[i]);
-            b->xs[i] = axpy(b->xs[i], -alpha, b->q[i]);
-            b->z[i] = scale(1.0 / diagonal(s, i), b->xs[i]);
-            rz_next += dot(b->xs[i], b->z[i]);
-            rr += dot(b->xs[i], b->xs[i]);
+        for (int k = 0; k < g->count; k++) {
+            const solve_ctx *s = &g->s[k];
+            model_body *b = s->b;
+            for (int i = 0; i < b->n; i++) {
+                b->d[i] = axpy(b->d[i], alpha, b->p[i]);
+                b->xs[i] = axpy(b->xs[i], -alpha, b->q[i]);
+                b->z[i] = scale(1.0 / diagonal(s, i), b->xs[i]);
+                rz_next += dot(b->xs[i], b->z[i]);
+                rr += dot(b->xs[i], b->xs[i]);
+            }
         }
         if (rr <= 1e-4 * r0) {
             it++;
             break;
         }
-        for (int i = 0; i < n; i++) {
-            b->p[i] = axpy(b->z[i], rz_next / rz, b->p[i]);
+        for (int k = 0; k < g->count; k++) {
+            model_body *b = g->s[k].b;
+            for (int i = 0; i < b->n; i++) {
+                b->p[i] = axpy(b->z[i], rz_next / rz, b->p[i]);
+            }
         }
         rz = rz_next;
     }
@@ -278,80 +437,101 @@ static int conjugate_gradients(const solve_ctx *s) {
 
 // The largest velocity change a Newton step would still make: max over
 // points of |filtered gradient| h / m, m/s.
-static double residual(const solve_ctx *s) {
+static double residual(const group *g) {
     double most = 0.0;
-    for (int i = 0; i < s->b->n; i++) {
-        most = fmax(most, norm(filter(s, i, s->b->r[i])) * s->h / s->b->mass[i]);
+    for (int k = 0; k < g->count; k++) {
+        const solve_ctx *s = &g->s[k];
+        for (int i = 0; i < s->b->n; i++) {
+            most = fmax(most, norm(filter(s, i, s->b->r[i])) * s->h / s->b->mass[i]);
+        }
     }
     return most;
 }
 
-// Newton's method on G from b->x; b->r holds the gradient.
-static void solve(solve_ctx *s, int *newton_out, int *cg_out, bool *converged) {
-    model_body *b = s->b;
-    psb_vec3 *start = b->x0; // where each line search starts
-    double G = energy(s, b->r);
+// Newton's method on G from the bodies' x; each body's r holds the gradient.
+static void solve(const group *g, int *newton_out, int *cg_out, bool *converged) {
+    double G = group_energy(g, false);
     int newton = 0, cg = 0;
-    *converged = residual(s) <= TOLERANCE;
+    *converged = residual(g) <= TOLERANCE;
     while (!*converged && newton < NEWTON_MAX) {
-        cg += conjugate_gradients(s);
+        cg += conjugate_gradients(g);
         newton++;
-        // The line search from here: at most a tenth of the body's size at
-        // first (far from the minimum the quadratic model is far off),
-        // halving until G falls enough (Armijo) or, in G's rounding, the
-        // residual does.
-        double longest = 0.0;
-        for (int i = 0; i < b->n; i++) {
-            start[i] = b->x[i];
-            longest = fmax(longest, norm(b->d[i]));
+        // The line search from here (x0: where it starts): no body's point
+        // moved by more than a tenth of its body's size at first (far from
+        // the minimum the quadratic model is far off), halving until G
+        // falls enough (Armijo) or, in G's rounding, the residual does.
+        double alpha = 1.0;
+        for (int k = 0; k < g->count; k++) {
+            model_body *b = g->s[k].b;
+            double longest = 0.0;
+            for (int i = 0; i < b->n; i++) {
+                b->x0[i] = b->x[i];
+                longest = fmax(longest, norm(b->d[i]));
+            }
+            if (longest > 0.1 * b->rest_size) {
+                alpha = fmin(alpha, 0.1 * b->rest_size / longest);
+            }
         }
-        const double r_before = residual(s);
-        double alpha = longest > 0.1 * b->rest_size ? 0.1 * b->rest_size / longest : 1.0;
+        const double r_before = residual(g);
         bool accepted = false;
         for (int tries = 0; tries < HALVINGS_MAX && !accepted; tries++, alpha *= 0.5) {
             double slope = 0.0;
-            for (int i = 0; i < b->n; i++) {
-                b->x[i] = axpy(start[i], alpha, b->d[i]);
-                if (!b->pinned[i]) {
-                    push_out(s, i, &b->x[i]);
+            for (int k = 0; k < g->count; k++) {
+                model_body *b = g->s[k].b;
+                for (int i = 0; i < b->n; i++) {
+                    b->x[i] = axpy(b->x0[i], alpha, b->d[i]);
+                    if (!b->pinned[i]) {
+                        push_out(&g->s[k], i, &b->x[i]);
+                    }
+                    slope += dot(b->r[i], sub(b->x[i], b->x0[i]));
                 }
-                slope += dot(b->r[i], sub(b->x[i], start[i]));
             }
             if (!(slope < 0.0)) {
                 continue;
             }
-            const double G_trial = energy(s, b->q);
+            const double G_trial = group_energy(g, true);
             const double noise = 1e-13 * (fabs(G) + fabs(G_trial) + 1.0);
             bool lower = G_trial <= G + 1e-4 * slope;
             if (!lower && -slope < noise && G_trial <= G + noise) {
-                for (int i = 0; i < b->n; i++) {
-                    b->p[i] = b->r[i];
-                    b->r[i] = b->q[i];
+                for (int k = 0; k < g->count; k++) {
+                    model_body *b = g->s[k].b;
+                    for (int i = 0; i < b->n; i++) {
+                        b->p[i] = b->r[i];
+                        b->r[i] = b->q[i];
+                    }
                 }
-                lower = residual(s) < r_before;
-                for (int i = 0; !lower && i < b->n; i++) {
-                    b->r[i] = b->p[i];
+                lower = residual(g) < r_before;
+                for (int k = 0; !lower && k < g->count; k++) {
+                    model_body *b = g->s[k].b;
+                    for (int i = 0; i < b->n; i++) {
+                        b->r[i] = b->p[i];
+                    }
                 }
             }
             if (lower) {
                 accepted = true;
-                G = energy(s, b->r);
+                G = group_energy(g, false);
             }
         }
         if (!accepted) {
-            for (int i = 0; i < b->n; i++) {
-                b->x[i] = start[i];
+            for (int k = 0; k < g->count; k++) {
+                model_body *b = g->s[k].b;
+                for (int i = 0; i < b->n; i++) {
+                    b->x[i] = b->x0[i];
+                }
             }
-            energy(s, b->r);
+            group_energy(g, false);
             break;
         }
-        *converged = residual(s) <= TOLERANCE;
+        *converged = residual(g) <= TOLERANCE;
     }
     *newton_out = newton;
     *cg_out = cg;
 }
 
-void model_implicit_step(psb_model *m, model_body *b, double t, double dt) {
+// A body's sub-step of dt from t, up to its solve: the targets y and xb,
+// BDF2's history, the sphere planes and the solve's start.
+static solve_ctx begin_step(psb_model *m, model_body *b, double t, double dt) {
     const bool bdf2_asked = m->params.integrator == PSB_BDF2;
     // BDF2 needs the last sub-step's start; the first is backward Euler's.
     const bool bdf2 = bdf2_asked && b->hist_h == dt;
@@ -362,7 +542,12 @@ void model_implicit_step(psb_model *m, model_body *b, double t, double dt) {
         .gravity = model_gravity(b, &m->params, t + dt),
         .nrt = model_gas_nrt(b, t + dt),
         .grab_c = b->grab_point >= 0 ? 2.0 * sqrt(b->grab_k * b->mass[b->grab_point]) : 0.0,
+        .dt = dt,
+        .bdf2 = bdf2_asked,
     };
+    for (int i = 0; i < b->n; i++) {
+        b->link_k[i] = 0.0;
+    }
     for (int k = 0; k < b->spring_count; k++) {
         const psb_vec3 d = sub(b->x[b->spring[2 * k]], b->x[b->spring[2 * k + 1]]);
         const double l = norm(d);
@@ -412,12 +597,25 @@ void model_implicit_step(psb_model *m, model_body *b, double t, double dt) {
             b->x[i] = b->xs[i];
         }
     }
+    return s;
+}
+
+// The group's solve, counted in the model's report.
+static void solve_group(const group *g) {
     int newton = 0, cg = 0;
     bool converged = false;
-    solve(&s, &newton, &cg, &converged);
-    m->report.newton += newton;
-    m->report.iterations += cg;
-    m->report.converged = m->report.converged && converged;
+    solve(g, &newton, &cg, &converged);
+    g->m->report.newton += newton;
+    g->m->report.iterations += cg;
+    g->m->report.converged = g->m->report.converged && converged;
+}
+
+// A body's sub-step after its solve: velocities, bounces, friction, pins.
+static void end_step(psb_model *m, const solve_ctx *sc) {
+    const solve_ctx s = *sc;
+    model_body *b = s.b;
+    const double dt = s.dt;
+    const bool bdf2_asked = s.bdf2;
     for (int i = 0; i < b->n; i++) {
         b->v[i] = scale(1.0 / s.h, sub(b->x[i], b->xb[i]));
         b->end_v[i] = b->v[i];
@@ -438,4 +636,65 @@ void model_implicit_step(psb_model *m, model_body *b, double t, double dt) {
     for (int i = 0; i < b->n; i++) {
         b->end_x[i] = b->x[i]; // a move after this is not the step's
     }
+}
+
+void model_implicit_step(psb_model *m, model_body *b, double t, double dt) {
+    solve_ctx s = begin_step(m, b, t, dt);
+    const group g = {.m = m, .count = 1, .s = &s, .link_count = 0, .link = NULL};
+    solve_group(&g);
+    end_step(m, &s);
+}
+
+// The root of body k's set (union-find, halving the paths).
+static int root_of(int *parent, int k) {
+    while (parent[k] != k) {
+        parent[k] = parent[parent[k]];
+        k = parent[k];
+    }
+    return k;
+}
+
+void model_implicit_world_step(psb_model *m, double t, double h) {
+    model_find_links(m, h, LINK_STIFFNESS);
+    const int bodies = m->body_count;
+    int *parent = malloc((size_t)bodies * sizeof *parent);
+    int *link = malloc((size_t)(m->link_count > 0 ? m->link_count : 1) * sizeof *link);
+    solve_ctx *s = malloc((size_t)bodies * sizeof *s);
+    if (!parent || !link || !s) {
+        free(parent), free(link), free(s);
+        m->link_count = 0; // without memory for groups, each body alone
+        for (int k = 0; k < bodies; k++) {
+            model_implicit_step(m, m->bodies[k], t, h);
+        }
+        return;
+    }
+    for (int k = 0; k < bodies; k++) {
+        parent[k] = k;
+    }
+    for (int l = 0; l < m->link_count; l++) {
+        const int ra = root_of(parent, m->links[l].a), rb = root_of(parent, m->links[l].b);
+        parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+    }
+    // Each group in order of its first body, its bodies in increasing index.
+    for (int first = 0; first < bodies; first++) {
+        if (root_of(parent, first) != first) {
+            continue;
+        }
+        group g = {.m = m, .count = 0, .s = s, .link_count = 0, .link = link};
+        for (int k = first; k < bodies; k++) {
+            if (root_of(parent, k) == first) {
+                s[g.count++] = begin_step(m, m->bodies[k], t, h);
+            }
+        }
+        for (int l = 0; l < m->link_count; l++) {
+            if (root_of(parent, m->links[l].a) == first) {
+                link[g.link_count++] = l;
+            }
+        }
+        solve_group(&g);
+        for (int k = 0; k < g.count; k++) {
+            end_step(m, &s[k]);
+        }
+    }
+    free(parent), free(link), free(s);
 }

@@ -52,6 +52,7 @@ typedef struct model_body {
     psb_vec3 *x_step, *v_step, *x_found;
     int *around_first, *around, *across;
     bool *touched;
+    double *link_k; // the links' share of the Hessian's diagonal at each point
 } model_body;
 
 // A contact between bodies (docs/contact.md): point p of body a touches
@@ -64,6 +65,8 @@ typedef struct model_contact {
     psb_vec3 n;
     double un0;  // m/s: (v_p - sum beta_i v_i) . n at the start of the world step
     bool pushed; // a position pass moved its points
+    double k;    // N/m: a link's stiffness (model_find_links)
+    double hold; // m: a link keeps (x_p - q) . n at least this: δ, or where it started nearer
 } model_contact;
 
 struct psb_model {
@@ -78,6 +81,9 @@ struct psb_model {
     psb_solver_report report;
     model_contact *contacts; // those of the last step, in the order found
     int contact_count, contact_capacity;
+    bool contact_solve;   // bodies that may touch solved together (links)
+    model_contact *links; // those the solved step holds in its solve
+    int link_count, link_capacity;
 };
 
 static inline psb_vec3 add(psb_vec3 a, psb_vec3 b) {
@@ -128,5 +134,12 @@ void model_implicit_step(psb_model *m, model_body *b, double t, double h);
 // model_contact.c: contact between bodies, once per world step after every
 // body's sub-steps.
 void model_body_contact(psb_model *m);
+// The feature's corners (a triangle's three, a ring's edge's two); returns
+// how many.
+int model_feature_corners(const model_body *b, int f, int corner[3]);
+// The links of a solved sub-step of h between bodies (model_contact.c).
+void model_find_links(psb_model *m, double h, double kappa);
+// One solved sub-step of every body, those joined by links solved together.
+void model_implicit_world_step(psb_model *m, double t, double h);
 
 #endif

@@ -58,6 +58,7 @@ static void body_free(model_body *b) {
     free(b->around);
     free(b->across);
     free(b->touched);
+    free(b->link_k);
     free(b);
 }
 
@@ -72,6 +73,7 @@ void psb_model_destroy(psb_model *m) {
     free(m->sphere_centre);
     free(m->sphere_radius);
     free(m->contacts);
+    free(m->links);
     free(m);
 }
 
@@ -246,6 +248,7 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
         b->pinned = calloc(n, sizeof(bool));
         b->plane_d = calloc(n, sizeof(double));
         b->touched = calloc(n, sizeof(bool));
+        b->link_k = calloc(n, sizeof(double));
         psb_vec3 **vectors[] = {&b->x,     &b->v,       &b->pin_at, &b->hist_x, &b->hist_v,
                                 &b->end_x, &b->end_v,   &b->x0,     &b->v0,     &b->sx,
                                 &b->sv,    &b->f,       &b->y,      &b->xb,     &b->g,
@@ -255,7 +258,7 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
             *vectors[k] = calloc(n, sizeof(psb_vec3));
             ok = ok && *vectors[k];
         }
-        ok = ok && rest && b->tri && b->mass && b->pinned && b->plane_d && b->touched;
+        ok = ok && rest && b->tri && b->mass && b->pinned && b->plane_d && b->touched && b->link_k;
     }
     if (ok) {
         memcpy(b->tri, def->triangles ? def->triangles : (const int[3]){0},

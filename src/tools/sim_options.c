@@ -369,6 +369,12 @@ static const psb_option run_table[] = {
      .help = "run the model written plainly (src/model) instead of the fast step: the same "
              "bodies and physics, one point at a time, for checking; it has no shape "
              "matching, gusts or blow-up guard, and refuses them"},
+    {.name = "contact-solve",
+     .type = PSB_OPT_FLAG,
+     .offset = SIM_FIELD(contact_solve),
+     .help = "with --reference and an implicit integrator: bodies that may touch are solved "
+             "together, held apart inside the solve (docs/contact.md); the plain model's only, "
+             "so far"},
 };
 
 #define COUNT_OF(table) ((int)(sizeof(table) / sizeof((table)[0])))
@@ -599,6 +605,11 @@ bool psb_sim_options_read(int argc, char **argv, psb_shape_options *shape, psb_s
                     exclusive[i][1]);
             return false;
         }
+    }
+    if (sim->contact_solve && !sim->reference) {
+        fprintf(stderr, "psb sim: --contact-solve needs --reference (contact inside the solve "
+                        "is in the plain model only, so far)\n");
+        return false;
     }
     if (psb_options_seen(groups, GROUP_COUNT, "every") && !sim->export_obj) {
         fprintf(stderr, "psb sim: --every needs --export-obj DIR (it spaces the exported "

@@ -74,6 +74,7 @@ typedef struct psb_sim_options {
     int export_every;       ///< --every: steps between exports (step 0, every N-th, the last)
     bool summary;           ///< key=value output
     bool reference;         ///< run the plain model (src/model) instead of the fast step
+    bool contact_solve;     ///< with reference: contact inside the solve
 } psb_sim_options;
 
 /// The defaults: the core's parameters, 5 s, automatic sub-steps, the body
