@@ -319,12 +319,13 @@ static void test_rings(const psb_mesh *ring, psb_integrator integrator, double d
     add_body(m, ring, bp, (psb_vec3){-0.1, 1.2, 0.0}, (psb_vec3){0.0, -2.0, 0.0});
     const psb_mesh *meshes[2] = {ring, ring};
     const int steps = (int)lround(2.0 / dt);
-    int inside = 0, most = 0;
+    int inside = 0, most = 0, links = 0;
     double deepest = 0.0;
     for (int s = 0; s < steps; s++) {
         psb_model_step(m);
         inside += points_inside(m, meshes, &deepest);
         most = psb_model_contact_count(m) > most ? psb_model_contact_count(m) : most;
+        links = psb_model_link_count(m) > links ? psb_model_link_count(m) : links;
     }
     const double low = fmin(centroid(m, 0).y, centroid(m, 1).y);
     const double high = fmax(centroid(m, 0).y, centroid(m, 1).y);
@@ -336,6 +337,8 @@ static void test_rings(const psb_mesh *ring, psb_integrator integrator, double d
     CHECK(inside == 0, "rings, %s: %d points ended a step inside the other ring",
           psb_integrator_name(integrator), inside);
     CHECK(most > 0, "rings, %s: the rings never touched", psb_integrator_name(integrator));
+    CHECK(solve == (links > 0), "rings, %s: %d links in the solve, with it %s",
+          psb_integrator_name(integrator), links, solve ? "on" : "off");
     // One on the other (a ring is 0.6 m across, the box 0.8 m wide).
     CHECK(high - low > 0.3, "rings, %s: at y = %g and %g m, not one on the other",
           psb_integrator_name(integrator), low, high);

@@ -403,8 +403,7 @@ void psb_model_step(psb_model *m) {
     m->report = (psb_solver_report){0, 0, 0.0, 0.0, psb_integrator_is_implicit(p->integrator)};
     // Contact inside the solve: every body's sub-step at once, those that
     // may touch solved together (model_implicit.c).
-    const bool together =
-        psb_integrator_is_implicit(p->integrator) && m->contact_solve && p->body_contact;
+    const bool together = model_solves_contact(m);
     m->link_count = 0;
     for (int k = 0; k < m->body_count; k++) {
         model_body *b = m->bodies[k];

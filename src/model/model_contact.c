@@ -648,7 +648,7 @@ void model_body_contact(psb_model *m) {
     }
     // With contact inside the solve, the links have moved the points out
     // (at RECOVERY_SPEED at most): the stage sets the velocities only.
-    if (!(m->contact_solve && psb_integrator_is_implicit(m->params.integrator))) {
+    if (!model_solves_contact(m)) {
         push_apart(m);
     }
     bounce(m);
@@ -726,6 +726,11 @@ void model_find_links(psb_model *m, double h, double kappa) {
             }
         }
     }
+}
+
+bool model_solves_contact(const psb_model *m) {
+    return m->contact_solve && m->params.body_contact &&
+           psb_integrator_is_implicit(m->params.integrator);
 }
 
 void psb_model_set_contact_solve(psb_model *m, bool on) {

@@ -66,7 +66,8 @@ typedef struct model_contact {
     double un0;  // m/s: (v_p - sum beta_i v_i) . n at the start of the world step
     bool pushed; // a position pass moved its points
     double k;    // N/m: a link's stiffness (model_find_links)
-    double hold; // m: a link keeps (x_p - q) . n at least this: δ, or where it started nearer
+    double hold; // m: a link keeps (x_p - q) . n at least this: δ, or less where it
+                 // starts nearer (there, plus what RECOVERY_SPEED moves it out)
 } model_contact;
 
 struct psb_model {
@@ -139,6 +140,9 @@ void model_body_contact(psb_model *m);
 int model_feature_corners(const model_body *b, int f, int corner[3]);
 // The links of a solved sub-step of h between bodies (model_contact.c).
 void model_find_links(psb_model *m, double h, double kappa);
+// Whether this step holds the bodies apart inside the solve (contact inside
+// the solve on, an implicit integrator, body_contact on).
+bool model_solves_contact(const psb_model *m);
 // One solved sub-step of every body, those joined by links solved together.
 void model_implicit_world_step(psb_model *m, double t, double h);
 
