@@ -404,18 +404,20 @@ run sim --scene flag --steps 1 --reference
 expect_status 2 "--reference with gusts"
 expect_in "$tmp/err" "^psb sim: --reference: the plain model has no gusts" "--reference names what it lacks"
 
-# --contact-solve: contact inside the solve, the plain model's only so far.
-run sim --contact-solve --steps 1
-expect_status 2 "--contact-solve without --reference"
-expect_one_error_line "--contact-solve without --reference"
-expect_in "$tmp/err" "^psb sim: --contact-solve needs --reference" "--contact-solve asks for --reference"
-run sim --reference --contact-solve --integrator symplectic --steps 1
-expect_status 2 "--contact-solve with an explicit integrator"
-expect_one_error_line "--contact-solve with an explicit integrator"
-expect_in "$tmp/err" "needs a solved integrator" "--contact-solve asks for a solved integrator"
-run sim --scene pile --steps 3 --reference --contact-solve --summary
-expect_status 0 "psb sim --scene pile --reference --contact-solve"
-expect_in "$tmp/out" "^blowups=0$" "--contact-solve runs the pile's first steps"
+# Contact inside the solve: on by default (with a solved integrator), in the
+# fast step and the plain model; --no-contact-solve leaves it to the stage.
+run sim --scene pile --steps 3 --reference --summary
+expect_status 0 "psb sim --scene pile --reference"
+expect_in "$tmp/out" "^blowups=0$" "--reference runs the pile's first steps"
+run sim --scene pile --time 1.6 --summary
+expect_status 0 "psb sim --scene pile"
+expect_in "$tmp/out" "^blowups=0$" "the pile runs"
+[ "$(value links)" -gt 50 ] || fail "--scene pile: links=$(value links), expected the bodies to be linked"
+run sim --scene pile --time 1.6 --no-contact-solve --summary
+[ "$(value links)" -eq 0 ] || fail "--scene pile --no-contact-solve: links=$(value links)"
+[ "$(value contacts)" -gt 50 ] || fail "--scene pile --no-contact-solve: contacts=$(value contacts)"
+run sim --scene pile --time 1.6 --integrator symplectic --substeps 40 --summary
+[ "$(value links)" -eq 0 ] || fail "--scene pile --integrator symplectic: links=$(value links)"
 
 run sim --help
 expect_in "$tmp/out" "^Exit status: 0 when the run finished without blow-ups; 3 when" \
@@ -440,7 +442,7 @@ expect_one_error_line "psb info --subdiv 9"
 # ---- psb sim --summary
 
 summary_keys="time steps points volume pressure mean_radius kinetic spring gas gravity_pe energy
-    centroid_x centroid_y centroid_z min_y blowups bodies contacts shape pinned rest_volume gas_nrt spring_k"
+    centroid_x centroid_y centroid_z min_y blowups bodies contacts links shape pinned rest_volume gas_nrt spring_k"
 implicit_keys="newton_mean newton_max iterations_mean iterations_max residual force_residual unconverged_steps"
 
 # The default integrator is BDF2, solved: the summary ends with the solver's keys.
@@ -757,13 +759,16 @@ expect_status 0 "--scene pile --balls 50"
 expect_value bodies 62 "the pile of fifty: fifty balls and twelve rings"
 expect_value contacts 0 "--balls 50: the bodies start apart"
 # The contacts' search on two threads (each body's on one of them) finds
-# the same contacts in the same order: the same bits as on one.
+# the same contacts in the same order, and the groups of contact inside the
+# solve (on by default) run side by side, each on one thread: the same bits
+# as on one.
 run sim --scene pile --balls 20 --steps 90 --subdiv 1 --points 16 --summary --threads 1
 cp "$tmp/out" "$tmp/one_thread"
 run sim --scene pile --balls 20 --steps 90 --subdiv 1 --points 16 --summary --threads 2
 checks=$((checks + 1))
 cmp -s "$tmp/out" "$tmp/one_thread" || fail "the pile on two threads differs from one thread"
-[ "$(value contacts)" -gt 10 ] || fail "--balls 20: contacts=$(value contacts), expected the bodies to touch"
+[ "$(value contacts)" -gt 3 ] || fail "--balls 20: contacts=$(value contacts), expected the bodies to touch"
+[ "$(value links)" -gt 10 ] || fail "--balls 20: links=$(value links), expected the bodies to be linked"
 run sim --balls 3 --steps 1
 expect_status 2 "--balls without --scene pile" && expect_one_error_line "--balls without the pile" &&
     expect_in "$tmp/err" "--balls needs --scene pile" "the refusal says what --balls needs"

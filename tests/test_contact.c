@@ -195,11 +195,11 @@ static void test_momentum(const psb_mesh *ball, bool solve) {
         p.substeps = stable_substeps(integrator);
         p.friction = 2.0;
         p.restitution = 0.5;
+        p.contact_solve = solve;
         psb_model *m = make_model(&p);
         if (!m) {
             continue;
         }
-        psb_model_set_contact_solve(m, solve);
         const psb_body_params bp = ball_material(ball, 200.0, 0.0, 400.0);
         const int a = add_body(m, ball, bp, (psb_vec3){-0.6, 0.0, 0.0}, (psb_vec3){2.0, 0.0, 0.3});
         const int b = add_body(m, ball, bp, (psb_vec3){0.6, 0.35, 0.1}, (psb_vec3){-1.0, 0.0, 0.0});
@@ -245,10 +245,8 @@ static void test_pile(const psb_mesh *ball, int count, psb_integrator integrator
     p.walls = true;
     p.walls_min = (psb_vec3){-0.4, 0.0, -0.4};
     p.walls_max = (psb_vec3){0.4, 4.0, 0.4};
+    p.contact_solve = solve;
     psb_model *m = make_model(&p);
-    if (m) {
-        psb_model_set_contact_solve(m, solve);
-    }
     psb_mesh_material made;
     psb_error err = {0};
     CHECK(psb_mesh_default_material(ball, 0.2, 9.81, &made, &err) == PSB_OK, "%s", err.message);
@@ -308,11 +306,11 @@ static void test_rings(const psb_mesh *ring, psb_integrator integrator, double d
     p.walls = true;
     p.walls_min = (psb_vec3){-0.4, 0.0, -1.0};
     p.walls_max = (psb_vec3){0.4, 4.0, 1.0};
+    p.contact_solve = solve;
     psb_model *m = make_model(&p);
     if (!m) {
         return;
     }
-    psb_model_set_contact_solve(m, solve);
     psb_body_params bp = ball_material(ring, 300.0, 0.1, 500.0);
     bp.mass = 0.2;
     add_body(m, ring, bp, (psb_vec3){0.05, 0.35, 0.0}, (psb_vec3){0.0, 0.0, 0.0});
@@ -570,14 +568,15 @@ static void test_solve_alone(const psb_mesh *ball, const psb_mesh *ring) {
     for (int k = 0; k < 2; k++) {
         psb_params p = psb_default_params();
         p.integrator = k == 0 ? PSB_IMPLICIT : PSB_BDF2;
-        psb_model *m[2] = {make_model(&p), make_model(&p)};
+        psb_params with = p;
+        with.contact_solve = true;
+        psb_model *m[2] = {make_model(&p), make_model(&with)};
         if (!m[0] || !m[1]) {
             psb_model_destroy(m[0]);
             psb_model_destroy(m[1]);
             return;
         }
         for (int j = 0; j < 2; j++) {
-            psb_model_set_contact_solve(m[j], j == 1);
             const psb_body_params bp = ball_material(ball, 200.0, 0.1, 400.0);
             add_body(m[j], ball, bp, (psb_vec3){-1.5, 1.0, 0.0}, (psb_vec3){0.0, 0.0, 0.0});
             add_body(m[j], ball, bp, (psb_vec3){1.5, 1.5, 0.0}, (psb_vec3){0.0, 0.0, 0.0});

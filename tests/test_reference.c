@@ -42,7 +42,8 @@ typedef struct scene {
     // ring or ball buckle: docs/implicit.md, session 14), or not at all.
     bool unconverged_ok;
     bool explicit_only;
-    bool touches; // bodies touch (each other, or themselves) in some step
+    bool solved_only; // contact inside the solve: the solved integrators only
+    bool touches;     // bodies touch (each other, or themselves) in some step
 } scene;
 
 // The scene's parameters for one integrator and team, solved tightly.
@@ -95,8 +96,8 @@ static psb_model *run_model(const scene *sc, psb_integrator integrator) {
 }
 
 // The scene run on the fast step with `threads` threads.
-static psb_world *run_world(const scene *sc, psb_integrator integrator, int threads,
-                            long *contacts) {
+static psb_world *run_world(const scene *sc, psb_integrator integrator, int threads, long *contacts,
+                            long *links) {
     const psb_params p = scene_params(sc, integrator, threads);
     psb_error err = {0};
     psb_world *w = make_world(&p);
@@ -120,6 +121,7 @@ static psb_world *run_world(const scene *sc, psb_integrator integrator, int thre
         CHECK(psb_world_step(w) == 0, "%s, %s: the fast step blew up at step %d", sc->name,
               psb_integrator_name(integrator), s);
         *contacts += psb_world_contact_count(w);
+        *links += psb_world_link_count(w);
         const psb_solver_report r = psb_world_solver_report(w);
         CHECK(!psb_integrator_is_implicit(integrator) || r.converged || sc->unconverged_ok,
               "%s, %s, %d threads: the fast step did not converge at step %d (%d Newton, %d CG, "
@@ -161,14 +163,15 @@ static double difference(const scene *sc, const psb_world *w, const psb_model *m
 static void run(const scene *sc) {
     for (int k = 0; k < PSB_INTEGRATOR_COUNT; k++) {
         const psb_integrator integrator = (psb_integrator)k;
-        if (sc->explicit_only && psb_integrator_is_implicit(integrator)) {
+        if ((sc->explicit_only && psb_integrator_is_implicit(integrator)) ||
+            (sc->solved_only && !psb_integrator_is_implicit(integrator))) {
             continue;
         }
         const double tol = psb_integrator_is_implicit(integrator) ? 1e-6 : 1e-8;
         psb_model *m = run_model(sc, integrator);
         for (int threads = 1; m && threads <= 2; threads++) {
-            long contacts = 0;
-            psb_world *w = run_world(sc, integrator, threads, &contacts);
+            long contacts = 0, links = 0;
+            psb_world *w = run_world(sc, integrator, threads, &contacts, &links);
             if (!w) {
                 continue;
             }
@@ -177,11 +180,19 @@ static void run(const scene *sc) {
                   "%s, %s, %d threads: %d contacts in the last step, the model's %d", sc->name,
                   psb_integrator_name(integrator), threads, psb_world_contact_count(w),
                   psb_model_contact_count(m));
+            CHECK(psb_world_link_count(w) == psb_model_link_count(m),
+                  "%s, %s, %d threads: %d links in the last step, the model's %d", sc->name,
+                  psb_integrator_name(integrator), threads, psb_world_link_count(w),
+                  psb_model_link_count(m));
             CHECK(!sc->touches || contacts > 0, "%s, %s, %d threads: no contacts in any step",
                   sc->name, psb_integrator_name(integrator), threads);
+            CHECK(sc->params.contact_solve == (links > 0),
+                  "%s, %s, %d threads: %ld links over the steps, with contact inside the solve %s",
+                  sc->name, psb_integrator_name(integrator), threads, links,
+                  sc->params.contact_solve ? "on" : "off");
             printf("%-30s %-10s threads %d: largest difference %.2e of the body's size (%ld "
-                   "contacts over the steps)\n",
-                   sc->name, psb_integrator_name(integrator), threads, worst, contacts);
+                   "contacts, %ld links over the steps)\n",
+                   sc->name, psb_integrator_name(integrator), threads, worst, contacts, links);
             CHECK(worst <= tol,
                   "%s, %s, %d threads: the fast step is %.3g of the body's size from the model "
                   "(tolerance %g)",
@@ -466,6 +477,21 @@ int main(void) {
     fold.sphere_centre = (psb_vec3){3.0, 0.6, 0.0};
     fold.sphere_radius = 0.25;
 
+    // The same three with contact inside the solve (docs/contact.md), at
+    // one step of 1/60 s: the bodies that touch solved together, held apart
+    // by links.
+    scene *solved[3] = {&collide, &pile, &rings};
+    const char *solved_name[3] = {"two balls colliding, solved", "pile of four balls, solved",
+                                  "two rings, solved"};
+    for (int k = 0; k < 3; k++) {
+        scene sc = *solved[k];
+        sc.name = solved_name[k];
+        sc.params.contact_solve = true;
+        sc.solved_only = true;
+        sc.implicit_substeps = 1;
+        sc.steps = sc.steps / 2;
+        run(&sc);
+    }
     run(&hammock);
     run(&fold);
     run(&collide);

@@ -147,12 +147,15 @@ typedef struct psb_params {
     double contact_thickness; ///< the skin of contact between bodies, m (>= 0; default 0.01): a
                               ///< point closer than this to another body's surface is pushed out
                               ///< (from a cloth: on the side it came from)
-    int threads;       ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
-                       ///< points and up (any integrator) is shared between them, smaller bodies
-                       ///< run side by side, one thread each. Same bits whatever the count; on a
-                       ///< busy machine 1 is faster; without OpenMP in the build, always 1.
-    double solver_tol; ///< implicit: a step is solved when its last Newton step changed no
-                       ///< point's velocity by more than this, m/s (> 0; default 1e-3)
+    bool contact_solve; ///< with body_contact and a solved integrator (implicit, bdf2): contact
+                        ///< inside the solve (docs/contact.md): bodies that may touch in a
+                        ///< sub-step are solved together, held apart by links (default off)
+    int threads;        ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
+                        ///< points and up (any integrator) is shared between them, smaller bodies
+                        ///< run side by side, one thread each. Same bits whatever the count; on a
+                        ///< busy machine 1 is faster; without OpenMP in the build, always 1.
+    double solver_tol;  ///< implicit: a step is solved when its last Newton step changed no
+                        ///< point's velocity by more than this, m/s (> 0; default 1e-3)
     int solver_iterations; ///< implicit: the most conjugate-gradient iterations one sub-step of
                            ///< one body may take, over all its Newton iterations (1..100000)
     psb_body_params body;  ///< material for new bodies: front ends copy it into
@@ -359,6 +362,10 @@ int psb_world_body_count(const psb_world *world);
 /// Contacts between bodies found in the last world step (docs/contact.md):
 /// a point of one body inside another, or within contact_thickness of it.
 int psb_world_contact_count(const psb_world *world);
+/// Links (a point and the nearest point of another body's surface) held in
+/// the last sub-step's solve, with contact inside the solve
+/// (psb_params.contact_solve); 0 without it.
+int psb_world_link_count(const psb_world *world);
 
 /// What the implicit solver did for one body over one world step (all zero
 /// for the explicit integrators).

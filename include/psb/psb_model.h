@@ -85,15 +85,6 @@ void psb_model_grab(psb_model *model, int body, int point, psb_vec3 target, doub
 /// psb_world_contact_count says.
 int psb_model_contact_count(const psb_model *model);
 
-/// Contact inside the solve (docs/contact.md, "Contact inside the solve"):
-/// with an implicit integrator and body_contact on, the bodies that may
-/// touch in a sub-step are solved together, each point near another body
-/// held off its surface by a stiff spring in the same G (a point found
-/// inside moved out at 0.3 m/s at most); the contact stage after it then
-/// sets the velocities only. Off by default; the plain model's only, so far
-/// (psb_world has not got it yet).
-void psb_model_set_contact_solve(psb_model *model, bool on);
-
 /// Links (a point and the nearest point of another body's surface) held in
 /// the last sub-step's solve, with contact inside the solve; 0 without it.
 int psb_model_link_count(const psb_model *model);

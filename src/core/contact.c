@@ -36,6 +36,7 @@ typedef struct contact_body {
     double *vstart[3];   // velocities then, m/s
     unsigned char *mark; // per point: in a contact, to be pushed out of the colliders
     double moved;        // D: the farthest any point moved in this step, m
+    double fastest;      // the fastest point's speed at the start of a solved sub-step, m/s
     psb_vec3 shift;      // t: the points' mean move in this step, m
     double moved_rel;    // D_rel: the farthest any point moved, less t, m
     psb_vec3 lo, hi;     // the box of the points now, m
@@ -736,6 +737,45 @@ static void look_in_cell(const contact_body *cb, const psb_body *b, search *out,
     }
 }
 
+// The element of surface cb (body b) nearest q->p within R, into q.
+static void search_grid(const contact_body *cb, const psb_body *b, search *out, nearest *q,
+                        double R) {
+    int from[3], to[3];
+    const double pc[3] = {q->p.x, q->p.y, q->p.z};
+    const double oc[3] = {cb->origin.x, cb->origin.y, cb->origin.z};
+    for (int c = 0; c < 3; c++) {
+        from[c] = cell_of(pc[c] - R, oc[c], cb->cell, cb->dims[c]);
+        to[c] = cell_of(pc[c] + R, oc[c], cb->cell, cb->dims[c]);
+    }
+    if (++out->query == INT_MAX) { // stamps wrap: start them again
+        memset(out->stamp, 0, (size_t)out->stamp_size * sizeof(int));
+        out->query = 1;
+    }
+    // The point's own cell first, so that the nearest so far is near and
+    // prunes the other cells of the range whole.
+    int own[3];
+    for (int c = 0; c < 3; c++) {
+        own[c] = cell_of(pc[c], oc[c], cb->cell, cb->dims[c]);
+        own[c] = own[c] < from[c] ? from[c] : own[c] > to[c] ? to[c] : own[c];
+    }
+    look_in_cell(cb, b, out, q, own[0], own[1], own[2]);
+    // Then the rest of the range, leaving out each slab, row and cell
+    // farther from p than the nearest so far (an element nearer than that
+    // lies in a cell that is not).
+    for (int z = from[2]; z <= to[2]; z++) {
+        const double gz = cell_gap2(cb, pc[2], oc[2], z);
+        for (int y = from[1]; y <= to[1] && gz <= q->R2 && gz <= q->best_d2; y++) {
+            const double gzy = gz + cell_gap2(cb, pc[1], oc[1], y);
+            for (int x = from[0]; x <= to[0] && gzy <= q->R2 && gzy <= q->best_d2; x++) {
+                const double g = gzy + cell_gap2(cb, pc[0], oc[0], x);
+                if (g <= q->R2 && g <= q->best_d2) {
+                    look_in_cell(cb, b, out, q, x, y, z);
+                }
+            }
+        }
+    }
+}
+
 // Where the point of coordinates beta on element e of surface cb was at
 // the start of the step.
 static psb_vec3 start_point(const contact_body *cb, int e, const double *beta) {
@@ -775,41 +815,8 @@ static bool find_pair(const psb_world *w, int ia, int ib, double R, search *out)
             continue;
         }
         const double R2 = Rp * Rp;
-        int from[3], to[3];
-        const double pc[3] = {p.x, p.y, p.z};
-        const double oc[3] = {cb->origin.x, cb->origin.y, cb->origin.z};
-        for (int c = 0; c < 3; c++) {
-            from[c] = cell_of(pc[c] - Rp, oc[c], cb->cell, cb->dims[c]);
-            to[c] = cell_of(pc[c] + Rp, oc[c], cb->cell, cb->dims[c]);
-        }
-        if (++out->query == INT_MAX) { // stamps wrap: start them again
-            memset(out->stamp, 0, (size_t)out->stamp_size * sizeof(int));
-            out->query = 1;
-        }
-        // The point's own cell first, so that the nearest so far is near
-        // and prunes the other cells of the range whole.
         nearest q = {.p = p, .R2 = R2, .self = self ? k : -1, .best = -1, .best_d2 = INFINITY};
-        int own[3];
-        for (int c = 0; c < 3; c++) {
-            own[c] = cell_of(pc[c], oc[c], cb->cell, cb->dims[c]);
-            own[c] = own[c] < from[c] ? from[c] : own[c] > to[c] ? to[c] : own[c];
-        }
-        look_in_cell(cb, b, out, &q, own[0], own[1], own[2]);
-        // Then the rest of the range, leaving out each slab, row and cell
-        // farther from p than the nearest so far (an element nearer than
-        // that lies in a cell that is not).
-        for (int z = from[2]; z <= to[2]; z++) {
-            const double gz = cell_gap2(cb, pc[2], oc[2], z);
-            for (int y = from[1]; y <= to[1] && gz <= q.R2 && gz <= q.best_d2; y++) {
-                const double gzy = gz + cell_gap2(cb, pc[1], oc[1], y);
-                for (int x = from[0]; x <= to[0] && gzy <= q.R2 && gzy <= q.best_d2; x++) {
-                    const double g = gzy + cell_gap2(cb, pc[0], oc[0], x);
-                    if (g <= q.R2 && g <= q.best_d2) {
-                        look_in_cell(cb, b, out, &q, x, y, z);
-                    }
-                }
-            }
-        }
+        search_grid(cb, b, out, &q, Rp);
         const int best = q.best;
         const double best_d2 = q.best_d2;
         const double *best_beta = q.beta;
@@ -944,7 +951,10 @@ static void push_out_touched(psb_world *w) {
 static void resolve(psb_world *w) {
     const struct contact_list *list = w->contacts;
     const double delta = w->params.contact_thickness;
-    for (int pass = 0; pass < POSITION_PASSES; pass++) {
+    // With contact inside the solve, the links have moved the points out
+    // (at RECOVERY_SPEED at most): the stage sets the velocities only.
+    const int position_passes = world_solves_contact(w) ? 0 : POSITION_PASSES;
+    for (int pass = 0; pass < position_passes; pass++) {
         for (int i = 0; i < list->count; i++) {
             contact *c = &list->items[i];
             const double W = inverse_mass_sum(w, c);
@@ -1187,6 +1197,126 @@ bool contact_step(psb_world *w) {
     return whole;
 }
 
+// ---- links: contact inside the solve (docs/contact.md)
+
+// A link's stiffness in units of its points' effective mass over the
+// sub-step squared (k = LINK_STIFFNESS / (W h^2)): a point that would end a
+// sub-step s past a link's plane (held by inertia alone) ends it
+// s / (1 + this) past.
+#define LINK_STIFFNESS 100.0
+// How fast a link moves a point out that starts within the skin or inside
+// the other body, m/s: a bounded depenetration.
+#define RECOVERY_SPEED 0.3
+
+static bool add_link(psb_world *w, const solve_link *l) {
+    if (w->link_count == w->link_capacity) {
+        return false;
+    }
+    w->links[w->link_count++] = *l;
+    return true;
+}
+
+// The links of body a's points with body b's surface for a solved sub-step
+// of h, each point as the plain model's model_find_links does: point p
+// within R_p = delta + 2 h (|v_p| + v_B) + 2 |g| h^2 of B's surface links its
+// nearest feature (beta, pseudo-normal; against a cloth, turned to p's
+// side), held at hold = min(delta, where it starts + RECOVERY_SPEED h).
+static bool find_pair_links(psb_world *w, int ia, int ib, double h, search *out) {
+    const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
+    const contact_body *cb = b->touch;
+    const double delta = w->params.contact_thickness;
+    const double fall = 2.0 * fabs(w->params.gravity) * h * h;
+    for (int i = 0; i < a->n; i++) {
+        const int k = a->rank[i];
+        const psb_vec3 p = point_at(a, k);
+        const psb_vec3 v = v3(a->v[0][k], a->v[1][k], a->v[2][k]);
+        const double reach = delta + 2.0 * h * (sqrt(dot(v, v)) + cb->fastest) + fall;
+        if (boxes_apart(p, p, cb->lo, cb->hi, reach)) {
+            continue;
+        }
+        nearest q = {.p = p, .R2 = reach * reach, .self = -1, .best = -1, .best_d2 = INFINITY};
+        search_grid(cb, b, out, &q, reach);
+        if (q.best < 0 || q.best_d2 > q.R2) {
+            continue;
+        }
+        const int *ek = &cb->corner[cb->per * q.best];
+        const psb_vec3 on = surface_point(b, ek, q.beta, cb->per);
+        psb_vec3 n = pseudo_normal(cb, q.best, q.beta);
+        if (b->kind == PSB_CLOTH && dot(sub(p, on), n) < 0.0) {
+            n = scale(-1.0, n);
+        }
+        solve_link l = {.a = ia, .p = k, .b = ib, .n = {n.x, n.y, n.z}};
+        double W = a->inv_mass[k];
+        for (int j = 0; j < 3; j++) {
+            l.corner[j] = j < cb->per ? ek[j] : ek[0];
+            l.beta[j] = j < cb->per ? q.beta[j] : 0.0;
+            W += l.beta[j] * l.beta[j] * b->inv_mass[l.corner[j]];
+        }
+        if (!(W > 0.0) || !(dot(n, n) > 0.0)) {
+            continue;
+        }
+        l.k = LINK_STIFFNESS / (W * h * h);
+        l.hold = fmin(delta, dot(sub(p, on), n) + RECOVERY_SPEED * h);
+        if (!add_link(w, &l)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool contact_find_links(psb_world *w, double h) {
+    w->link_count = 0;
+    // Each surface's box, fastest point, normals and grid where the
+    // sub-step starts (the stage makes its own again after the step).
+    for (int k = 0; k < w->body_count; k++) {
+        psb_body *b = w->bodies[k];
+        if (!takes_part(b)) {
+            continue;
+        }
+        contact_body *cb = b->touch;
+        psb_vec3 lo = point_at(b, 0), hi = lo;
+        double fastest2 = 0.0;
+        for (int i = 0; i < b->n; i++) {
+            const psb_vec3 x = point_at(b, i), v = v3(b->v[0][i], b->v[1][i], b->v[2][i]);
+            lo = v3(fmin(lo.x, x.x), fmin(lo.y, x.y), fmin(lo.z, x.z));
+            hi = v3(fmax(hi.x, x.x), fmax(hi.y, x.y), fmax(hi.z, x.z));
+            fastest2 = fmax(fastest2, dot(v, v));
+        }
+        cb->lo = lo;
+        cb->hi = hi;
+        cb->fastest = sqrt(fastest2);
+        if (cb->elements > 0) {
+            surface_normals(cb, b);
+            surface_grid(cb, b);
+            cb->prepared = -1;
+        }
+    }
+    struct contact_list *list = w->contacts;
+    search one = {.items = NULL,
+                  .capacity = 0,
+                  .stamp = list->stamp,
+                  .stamp_size = list->stamp_size,
+                  .query = list->query};
+    const double fall = 2.0 * fabs(w->params.gravity) * h * h;
+    bool whole = true;
+    for (int ia = 0; ia < w->body_count && whole; ia++) {
+        for (int ib = 0; ib < w->body_count && whole; ib++) {
+            const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
+            if (ia == ib || !takes_part(a) || !takes_part(b) || b->touch->elements == 0 ||
+                (a->kind == PSB_RING) != (b->kind == PSB_RING)) {
+                continue;
+            }
+            const double R = w->params.contact_thickness +
+                             2.0 * h * (a->touch->fastest + b->touch->fastest) + fall;
+            if (!boxes_apart(a->touch->lo, a->touch->hi, b->touch->lo, b->touch->hi, R)) {
+                whole = find_pair_links(w, ia, ib, h, &one);
+            }
+        }
+    }
+    list->query = one.query;
+    return whole;
+}
+
 struct contact_list *contact_list_create(void) {
     return calloc(1, sizeof(struct contact_list));
 }
@@ -1294,4 +1424,8 @@ int contact_body_elements(const contact_body *cb) {
 
 int psb_world_contact_count(const psb_world *w) {
     return w->contacts_found;
+}
+
+int psb_world_link_count(const psb_world *w) {
+    return world_solves_contact(w) ? w->link_count : 0;
 }

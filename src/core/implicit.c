@@ -107,6 +107,8 @@ void implicit_work_destroy(implicit_work *W) {
     free3(W->cn);
     free3(W->plane_n);
     free(W->plane_d);
+    free3(W->link_g);
+    free(W->link_d);
     free(W->diag);
     free(W->dinv);
     free(W->sums);
@@ -221,13 +223,14 @@ psb_status body_prepare_implicit(psb_body *b, psb_error *err) {
               alloc3(W->p, n) && alloc3(W->q, n) && alloc3(W->xs, n) && alloc3(W->wv, n) &&
               alloc3(W->cn, n) && alloc3(W->plane_n, n) && alloc3(W->xb, n) &&
               alloc3(W->hist_x, n) && alloc3(W->hist_v, n) && alloc3(W->end_x, n) &&
-              alloc3(W->end_v, n);
+              alloc3(W->end_v, n) && alloc3(W->link_g, n);
     if (ok) {
         W->diag = calloc(6 * n, sizeof(double));
         W->dinv = calloc(6 * n, sizeof(double));
         W->sums = calloc((size_t)b->chunk_count * SUMS, sizeof(double));
         W->plane_d = calloc(n, sizeof(double));
-        ok = W->diag && W->dinv && W->sums && W->plane_d;
+        W->link_d = calloc(6 * n, sizeof(double));
+        ok = W->diag && W->dinv && W->sums && W->plane_d && W->link_d;
     }
     if (ok) {
         bool no_memory = false;
@@ -264,9 +267,9 @@ void implicit_reduce(const step_ctx *s, int count, double out[SUMS]) {
 // ---------------------------------------------------------------------------
 // The step.
 
-// The largest velocity change the Newton direction makes: max |d_i| / h,
-// m/s (every thread).
-static double largest_change(step_ctx *s) {
+// The largest velocity change the Newton direction makes on one body:
+// max |d_i| / h, m/s (every thread); its longest move into s->longest.
+static double body_largest_change(step_ctx *s) {
     const implicit_work *W = s->W;
     for (int ch = s->part->c0; ch < s->part->c1; ch++) {
         int i0, i1;
@@ -281,13 +284,25 @@ static double largest_change(step_ctx *s) {
     }
     double t[SUMS];
     implicit_reduce(s, 0, t);
-    return sqrt(t[MAX_SLOT]) / s->h;
+    const double change = sqrt(t[MAX_SLOT]) / s->h;
+    s->longest = change * s->h;
+    return change;
+}
+
+// The same over the group: the largest of its bodies'.
+static double largest_change(group *g) {
+    double most = 0.0;
+    for (int k = 0; k < g->count; k++) {
+        const double change = body_largest_change(&g->s[k]);
+        most = k == 0 ? change : fmax(most, change);
+    }
+    return most;
 }
 
 // x = base + alpha d on the part's points, kept out of the colliders, and
 // the first-order change of G that the move makes, grad G . (x - base)
 // (every thread).
-static double move_along(step_ctx *s, double alpha) {
+static double body_move_along(step_ctx *s, double alpha) {
     psb_body *b = s->b;
     implicit_work *W = s->W;
     double *const *gr = iterate_gradient(s);
@@ -313,6 +328,16 @@ static double move_along(step_ctx *s, double alpha) {
     double t[SUMS];
     implicit_reduce(s, 1, t);
     return t[0];
+}
+
+// The same for every body of the group: the sum of the changes.
+static double move_along(group *g, double alpha) {
+    double slope = 0.0;
+    for (int k = 0; k < g->count; k++) {
+        const double part = body_move_along(&g->s[k], alpha);
+        slope = k == 0 ? part : slope + part;
+    }
+    return slope;
 }
 
 // BDF2 (dt the sub-step, h^ = 2 dt / 3):
@@ -463,52 +488,123 @@ static void place_guess(step_ctx *s, int guess) {
     }
 }
 
-// The Newton iterations; returns whether they converged: a Newton step
-// solved to its inexact tolerance moved no point's velocity by more than
-// solver_tol. *change_out: that step's largest velocity change (m/s);
-// *residual_out: the RMS force residual per unit mass at the end (m/s²).
-static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *change_out,
+// Copies every body's x into xs, the line search's base.
+static void keep_base(group *g) {
+    for (int k = 0; k < g->count; k++) {
+        const psb_body *b = g->s[k].b;
+        implicit_work *W = g->s[k].W;
+        const body_part *part = g->s[k].part;
+        for (int c = 0; c < 3; c++) {
+            for (int i = part->i0; i < part->i1; i++) {
+                W->xs[c][i] = b->x[c][i];
+            }
+        }
+    }
+}
+
+static void place_guesses(group *g, int guess) {
+    for (int k = 0; k < g->count; k++) {
+        place_guess(&g->s[k], guess);
+    }
+}
+
+static void accept_evaluations(group *g) {
+    for (int k = 0; k < g->count; k++) {
+        accept_evaluation(&g->s[k]);
+    }
+}
+
+// x += sign shift on every body of the group.
+static void shift_bodies(group *g, const double shift[3], double sign) {
+    for (int k = 0; k < g->count; k++) {
+        psb_body *b = g->s[k].b;
+        const body_part *part = g->s[k].part;
+        for (int c = 0; c < 3; c++) {
+            for (int i = part->i0; i < part->i1; i++) {
+                b->x[c][i] += sign * shift[c];
+            }
+        }
+    }
+}
+
+// The energy is invariant under a translation of the bodies, but for the
+// linear gravity and wind, while no point touches a collider, nothing is
+// grabbed and nothing pinned. Then G(x + t) = G(x) + t . net + |t|^2
+// sum m / (2 h^2) exactly (the links move with the bodies), and its
+// minimum over t, at t = -net / sum (m / h^2), zeroes the residual's sum:
+// the step then keeps the momentum (changed by the external forces only)
+// to rounding, however loose the tolerance.
+static void keep_momentum(group *g, evaluation *at) {
+    double stiffness = 0.0; // sum m / h^2, kg/s²
+    for (int k = 0; k < g->count; k++) {
+        const psb_body *b = g->s[k].b;
+        if (b->grab_point >= 0 || b->pin_count > 0) {
+            return;
+        }
+        stiffness += b->params.mass / (g->s[k].h * g->s[k].h);
+    }
+    if (at->touching || (at->net[0] == 0.0 && at->net[1] == 0.0 && at->net[2] == 0.0)) {
+        return;
+    }
+    // (One body: -h^2 / m, as it always was.)
+    const double scale =
+        g->count == 1 ? -g->s[0].h * g->s[0].h / g->s[0].b->params.mass : -1.0 / stiffness;
+    const double shift[3] = {scale * at->net[0], scale * at->net[1], scale * at->net[2]};
+    shift_bodies(g, shift, 1.0);
+    const evaluation moved = implicit_group_evaluate(g, false);
+    if (moved.touching) {
+        shift_bodies(g, shift, -1.0); // it would have moved a point into a collider: undo
+    } else {
+        *at = moved;
+    }
+}
+
+// The Newton iterations on the group; returns whether they converged: a
+// Newton step solved to its inexact tolerance moved no point's velocity by
+// more than solver_tol. *change_out: that step's largest velocity change
+// (m/s); *residual_out: the RMS force residual per unit mass at the end
+// (m/s²).
+static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
                   double *residual_out) {
-    psb_body *b = s->b;
-    implicit_work *W = s->W;
-    const body_part *part = s->part;
-    const psb_params *p = &s->w->params;
+    step_ctx *first = &g->s[0];
+    const psb_params *p = &first->w->params;
     // Start from the lowest in G of x_n, free flight, and the last step's
     // motion carried on (x_n + h v_n + h (v_n - v_{n-1})): every Newton
     // step then lowers G, so the step ends no higher than x_n.
-    evaluation at = implicit_evaluate(s, false);
+    evaluation at = implicit_group_evaluate(g, false);
     int best = 0;
-    for (int i = part->i0; i < part->i1; i++) {
-        for (int c = 0; c < 3; c++) {
-            W->xs[c][i] = b->x[c][i];
-        }
-    }
+    keep_base(g);
     for (int guess = 1; guess <= 2; guess++) {
-        place_guess(s, guess);
-        const evaluation e = implicit_evaluate(s, false);
+        place_guesses(g, guess);
+        const evaluation e = implicit_group_evaluate(g, false);
         if (e.energy < at.energy) {
             at = e;
             best = guess;
         }
     }
-    place_guess(s, best);
-    at = implicit_evaluate(s, true);
-    accept_evaluation(s);
+    place_guesses(g, best);
+    at = implicit_group_evaluate(g, true);
+    accept_evaluations(g);
     int newton = 0, cg = 0;
     double change = 0.0, first_change = 0.0; // Newton steps' largest velocity change, m/s
     bool converged = false;
-    while (!converged && newton < NEWTON_MAX && cg < p->solver_iterations) {
+    // Each body's budget of iterations, pooled: one iteration of the
+    // group's is one of each of its bodies'.
+    const int budget = p->solver_iterations * g->count;
+    while (!converged && newton < NEWTON_MAX && cg < budget) {
         // Inexact Newton: the first solve loose, the later ones tighter as
         // the steps shrink (a forcing term in Eisenstat and Walker's spirit,
         // on the moves).
         const double eta = newton == 0 ? ETA : fmin(ETA, sqrt(change / first_change));
         const double floor = 0.5 * p->solver_tol;
-        const int left = p->solver_iterations - cg;
+        const int left = budget - cg;
         bool solved = false;
-        int used = implicit_conjugate_gradients(s, eta, floor, left, &solved);
+        int used = implicit_conjugate_gradients(g, eta, floor, left, &solved);
         if (used < 0) {
-            s->use_mg = false;
-            used = implicit_conjugate_gradients(s, eta, floor, left, &solved);
+            for (int k = 0; k < g->count; k++) {
+                g->s[k].use_mg = false;
+            }
+            used = implicit_conjugate_gradients(g, eta, floor, left, &solved);
         }
         cg += used;
         if (used == 0 && solved) {
@@ -517,28 +613,29 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *change_out,
             break;
         }
         newton++;
-        change = largest_change(s);
+        change = largest_change(g);
         if (newton == 1) {
             first_change = change;
         }
-        // Met negative curvature: from the next evaluation on, clamp.
-        s->clamp = s->clamp || s->negative;
-        for (int c = 0; c < 3; c++) {
-            for (int i = part->i0; i < part->i1; i++) {
-                W->xs[c][i] = b->x[c][i];
-            }
+        // Met negative curvature: from the next evaluation on, clamp. The
+        // first move is at most LONGEST_MOVE of each body's size.
+        double alpha = 1.0;
+        for (int k = 0; k < g->count; k++) {
+            step_ctx *s = &g->s[k];
+            s->clamp = s->clamp || s->negative;
+            const double cap = LONGEST_MOVE * s->b->rest_size;
+            alpha = s->longest > cap ? fmin(alpha, cap / s->longest) : alpha;
         }
-        const double longest = change * s->h, cap = LONGEST_MOVE * b->rest_size;
-        double alpha = longest > cap ? cap / longest : 1.0;
+        keep_base(g);
         bool accepted = false;
         for (int tries = 0; tries < BACKTRACK_MAX; tries++, alpha *= 0.5) {
-            const double slope = move_along(s, alpha);
+            const double slope = move_along(g, alpha);
             if (!(slope < 0.0)) {
                 // Uphill where the colliders turned the move aside: a
                 // shorter move reaches fewer of them.
                 continue;
             }
-            const evaluation trial = implicit_evaluate(s, true);
+            const evaluation trial = implicit_group_evaluate(g, true);
             // Near the solution the decrease falls below G's rounding (G is a
             // sum of energies of order J; the decrease, of order residual^2
             // m h^2): there a step that lowers the residual is taken.
@@ -547,7 +644,7 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *change_out,
             if (trial.energy <= at.energy + ARMIJO * slope ||
                 (in_noise && trial.residual < at.residual)) {
                 at = trial;
-                accept_evaluation(s);
+                accept_evaluations(g);
                 accepted = true;
                 converged = solved && change <= p->solver_tol;
                 break;
@@ -558,48 +655,27 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *change_out,
             // with compressed springs clamped (H positive definite), then
             // with the point preconditioner, whose first direction descends
             // whatever H is; then stop.
-            move_along(s, 0.0);
-            if (!s->clamp || (s->W->mg && s->use_mg)) {
-                if (s->clamp) {
-                    s->use_mg = false;
+            move_along(g, 0.0);
+            bool multigrid = false;
+            for (int k = 0; k < g->count; k++) {
+                multigrid = multigrid || (g->s[k].W->mg && g->s[k].use_mg);
+            }
+            if (!first->clamp || multigrid) {
+                for (int k = 0; k < g->count; k++) {
+                    if (first->clamp) {
+                        g->s[k].use_mg = false;
+                    }
+                    g->s[k].clamp = true;
                 }
-                s->clamp = true;
-                at = implicit_evaluate(s, true);
-                accept_evaluation(s);
+                at = implicit_group_evaluate(g, true);
+                accept_evaluations(g);
                 continue;
             }
-            implicit_evaluate(s, false);
+            implicit_group_evaluate(g, false);
             break;
         }
     }
-    // The energy is invariant under a translation of the body, but for the
-    // linear gravity and wind, while no point touches a collider, nothing is
-    // grabbed and nothing pinned. Then G(x + t) = G(x) + t . net + |t|^2
-    // sum m / (2 h^2) exactly, and its minimum over t, at
-    // t = -net h^2 / sum m, zeroes the residual's sum: the step then keeps
-    // the body's momentum (changed by the external forces only) to
-    // rounding, however loose the tolerance.
-    if (!at.touching && b->grab_point < 0 && b->pin_count == 0 &&
-        (at.net[0] != 0.0 || at.net[1] != 0.0 || at.net[2] != 0.0)) {
-        const double scale = -s->h * s->h / b->params.mass;
-        const double shift[3] = {scale * at.net[0], scale * at.net[1], scale * at.net[2]};
-        for (int c = 0; c < 3; c++) {
-            for (int i = part->i0; i < part->i1; i++) {
-                b->x[c][i] += shift[c];
-            }
-        }
-        const evaluation moved = implicit_evaluate(s, false);
-        if (moved.touching) {
-            // It would have moved a point into a collider: undo.
-            for (int c = 0; c < 3; c++) {
-                for (int i = part->i0; i < part->i1; i++) {
-                    b->x[c][i] -= shift[c];
-                }
-            }
-        } else {
-            at = moved;
-        }
-    }
+    keep_momentum(g, &at);
     *newton_out = newton;
     *cg_out = cg;
     *change_out = change;
@@ -607,13 +683,12 @@ static bool solve(step_ctx *s, int *newton_out, int *cg_out, double *change_out,
     return converged;
 }
 
-void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, double t,
-                        double h) {
-    psb_profile *prof = part->thread == 0 ? b->profile : NULL;
-    const double start = prof ? profile_now() : 0.0;
+// A body's sub-step h from world time t, up to its solve: the context
+// (backward Euler's h until begin_step finds BDF2's history) and the
+// step's start.
+static step_ctx begin_body(psb_body *b, const psb_world *w, const body_part *part, double t,
+                           double h) {
     const psb_params *p = &w->params;
-    const bool bdf2 = p->integrator == PSB_BDF2;
-    // Backward Euler's h until begin_step finds BDF2's history.
     step_ctx s = {
         .b = b,
         .w = w,
@@ -622,7 +697,7 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
         .dt = h,
         .h = h,
         .inv_h2 = 1.0 / (h * h),
-        .keep_history = bdf2,
+        .keep_history = p->integrator == PSB_BDF2,
         .gravity = body_gravity(b, p, t + h),
         .nrt = body_gas_nrt(b, t + h),
         .kd_h = b->params.spring_damping / h,
@@ -635,25 +710,21 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
         s.grab_c = 2.0 * sqrt(b->grab_k * b->mass[grabbed]);
     }
     begin_step(&s, t);
-    int newton = 0, cg = 0;
-    double change = 0.0, residual = 0.0;
-    const bool converged = solve(&s, &newton, &cg, &change, &residual);
-    if (part->thread == 0) {
-        b->volume = s.volume;
-        b->nrt = s.nrt;
-        b->pressure = s.pressure;
-        b->solver.newton += newton;
-        b->solver.iterations += cg;
-        b->solver.residual = change;
-        b->solver.force_residual = residual;
-        b->solver.converged = b->solver.converged && converged;
-    }
-    // v = (x - xb) / h^, then the colliders' restitution and friction on
-    // the points the penalty left a little inside, the pins, shape damping.
-    implicit_work *W = s.W;
+    return s;
+}
+
+// A body's sub-step after its solve: v = (x - xb) / h^, then the
+// colliders' restitution and friction on the points the penalty left a
+// little inside, the pins, shape damping.
+static void end_body(step_ctx *s) {
+    psb_body *b = s->b;
+    const body_part *part = s->part;
+    const double h = s->dt;
+    const bool bdf2 = s->keep_history;
+    implicit_work *W = s->W;
     for (int c = 0; c < 3; c++) {
         for (int i = part->i0; i < part->i1; i++) {
-            b->v[c][i] = (b->x[c][i] - W->xb[c][i]) / s.h;
+            b->v[c][i] = (b->x[c][i] - W->xb[c][i]) / s->h;
             if (bdf2) {
                 W->end_v[c][i] = b->v[c][i];
             }
@@ -663,8 +734,8 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
         // Read by the next step's begin_step only, after its first wait.
         W->hist_h = bdf2 ? h : 0.0;
     }
-    body_collide_touching(b, w, part->i0, part->i1, h);
-    implicit_sphere_response(&s);
+    body_collide_touching(b, s->w, part->i0, part->i1, h);
+    implicit_sphere_response(s);
     body_hold_pins(b, part->i0, part->i1);
     if (bdf2) {
         // Where the step leaves the points, the contacts' last push out of
@@ -676,7 +747,81 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
         }
     }
     body_shape_damp(b, part, h);
+}
+
+// Solves the group and files its work in its first body's report (the
+// gas's state in each body's).
+static void solve_and_report(group *g) {
+    int newton = 0, cg = 0;
+    double change = 0.0, residual = 0.0;
+    const bool converged = solve(g, &newton, &cg, &change, &residual);
+    for (int k = 0; k < g->count; k++) {
+        const step_ctx *s = &g->s[k];
+        psb_body *b = s->b;
+        if (s->part->thread != 0) {
+            continue;
+        }
+        b->volume = s->volume;
+        b->nrt = s->nrt;
+        b->pressure = s->pressure;
+        if (k == 0) {
+            b->solver.newton += newton;
+            b->solver.iterations += cg;
+        }
+        b->solver.residual = change;
+        b->solver.force_residual = residual;
+        b->solver.converged = b->solver.converged && converged;
+    }
+}
+
+void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, double t,
+                        double h) {
+    psb_profile *prof = part->thread == 0 ? b->profile : NULL;
+    const double start = prof ? profile_now() : 0.0;
+    step_ctx s = begin_body(b, w, part, t, h);
+    group g = {.s = &s, .count = 1, .mass = b->params.mass};
+    solve_and_report(&g);
+    end_body(&s);
     if (prof) {
         prof->integrate += profile_now() - start;
     }
+}
+
+void implicit_group_step(const psb_world *w, const int *bodies, int count, int slot,
+                         const int *link, int link_count, double t, double h) {
+    psb_profile *prof = w->bodies[bodies[0]]->profile;
+    const double start = prof ? profile_now() : 0.0;
+    group g = {.s = w->group_ctx + slot,
+               .count = count,
+               .links = w->links,
+               .link = link,
+               .link_count = link_count,
+               .pushing = w->link_pushing};
+    for (int k = 0; k < count; k++) {
+        psb_body *b = w->bodies[bodies[k]];
+        w->group_part[slot + k] = body_whole(b);
+        g.s[k] = begin_body(b, w, &w->group_part[slot + k], t, h);
+        g.s[k].linked = link_count > 0;
+        g.mass += b->params.mass;
+    }
+    solve_and_report(&g);
+    for (int k = 0; k < count; k++) {
+        end_body(&g.s[k]);
+    }
+    if (prof) {
+        prof->integrate += profile_now() - start;
+    }
+}
+
+bool implicit_group_reserve(psb_world *w, int bodies) {
+    const size_t room = (size_t)(bodies > 0 ? bodies : 1);
+    step_ctx *ctx = realloc(w->group_ctx, room * sizeof *ctx);
+    if (ctx) {
+        w->group_ctx = ctx;
+    }
+    body_part *part = realloc(w->group_part, room * sizeof *part);
+    if (part) {
+        w->group_part = part;
+    }
+    return ctx && part;
 }

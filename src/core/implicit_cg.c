@@ -202,40 +202,131 @@ static void filter_blocks(step_ctx *s) {
     }
 }
 
-// Solves H d = -grad G (at the iterate) approximately, from d = 0: until
-// r . z, the error's energy as the preconditioner sees it, is at most eta^2
-// times its start, or `cap` iterations. *solved says whether it got there.
-// When one preconditioner application moves no point faster than `floor`
-// (m/s over the step), d stays 0 and it is solved. Returns the iterations
-// used, or -1 when the multigrid preconditioner is not positive definite
-// on this problem (a very high pressure on a slack body can make its sweeps
-// diverge): the caller then solves again without it.
-int implicit_conjugate_gradients(step_ctx *s, double eta, double floor, int cap, bool *solved) {
-    psb_body *b = s->b;
-    implicit_work *W = s->W;
-    const body_part *part = s->part;
-    double *const *gr = iterate_gradient(s);
-    for (int c = 0; c < 3; c++) {
-        for (int i = part->i0; i < part->i1; i++) {
-            W->d[c][i] = 0.0;
-            W->r[c][i] = -gr[c][i];
+// Adds to q = H p the links' blocks other than the points' own (those are
+// in diag, and so in hessian_times already), filtered, on free points; returns
+// their share of p . q. A pushing link's whole block is k J^T J with
+// J p = (p_p - sum beta_j p_j) . n; which links push, the last evaluation
+// (at the iterate) says.
+static double link_times(const group *g) {
+    const psb_world *w = g->s[0].w;
+    double pq = 0.0;
+    for (int m = 0; m < g->link_count; m++) {
+        const solve_link *l = &g->links[g->link[m]];
+        if (!g->pushing[g->link[m]]) {
+            continue;
+        }
+        const psb_body *A = w->bodies[l->a], *B = w->bodies[l->b];
+        implicit_work *WA = A->implicit, *WB = B->implicit;
+        double np[3], at[3];
+        load(WA->p, l->p, at);
+        const double own = at[0] * l->n[0] + at[1] * l->n[1] + at[2] * l->n[2];
+        double jp = own;
+        for (int j = 0; j < 3; j++) {
+            load(WB->p, l->corner[j], at);
+            np[j] = at[0] * l->n[0] + at[1] * l->n[1] + at[2] * l->n[2];
+            jp -= l->beta[j] * np[j];
+        }
+        pq += l->k * (jp * jp - own * own);
+        double n[3], add[3];
+        if (is_free(A, l->p)) {
+            load(WA->cn, l->p, n);
+            for (int c = 0; c < 3; c++) {
+                add[c] = l->k * (jp - own) * l->n[c];
+            }
+            filter(n, add);
+            for (int c = 0; c < 3; c++) {
+                WA->q[c][l->p] += add[c];
+            }
+        }
+        for (int j = 0; j < 3; j++) {
+            const double beta = l->beta[j];
+            const int i = l->corner[j];
+            if (beta == 0.0) {
+                continue;
+            }
+            pq -= l->k * beta * beta * np[j] * np[j];
+            if (!is_free(B, i)) {
+                continue;
+            }
+            load(WB->cn, i, n);
+            for (int c = 0; c < 3; c++) {
+                add[c] = -l->k * beta * (jp + beta * np[j]) * l->n[c];
+            }
+            filter(n, add);
+            for (int c = 0; c < 3; c++) {
+                WB->q[c][i] += add[c];
+            }
         }
     }
-    const bool multigrid = W->mg && s->use_mg;
-    if (multigrid) {
-        if (s->touching) {
-            team_sync(s); // every point's constraint is known
-            filter_blocks(s);
-        }
-        team_sync(s); // every point's blocks are in
-        mg_assemble(W->mg, W->diag, W->adj_b, b->grad, W->cn, s->curvature, b->inv_mass, part);
+    return pq;
+}
+
+// z = (the preconditioner) r on every body of the group; returns r . z
+// with each body's rank-one term by Sherman-Morrison (each body's sigma
+// (w . r) into its sigma_wr), and whether every body's largest |z| is
+// within floor (m/s over its step) into *within.
+static double precondition_all(group *g, double floor, bool *within) {
+    double rz = 0.0;
+    *within = true;
+    for (int k = 0; k < g->count; k++) {
+        step_ctx *s = &g->s[k];
+        double t[SUMS];
+        precondition(s);
+        implicit_reduce(s, 3, t);
+        s->sigma_wr = s->sigma * t[0];
+        const double rz_k = t[1] - s->sigma * t[0] * t[0]; // r . (D + c g g^T)^-1 r
+        rz = k == 0 ? rz_k : rz + rz_k;
+        *within = *within && sqrt(t[MAX_SLOT]) <= floor * s->h;
     }
-    double t[SUMS];
-    precondition(s);
-    implicit_reduce(s, 3, t);
-    double sigma_wr = s->sigma * t[0];
-    double rz = t[1] - s->sigma * t[0] * t[0]; // r . (D + c g g^T)^-1 r
-    *solved = sqrt(t[MAX_SLOT]) <= floor * s->h;
+    return rz;
+}
+
+// p = z - sigma (w . r) w + beta p on every body, and each body's g . p.
+static void new_directions(group *g, double beta) {
+    for (int k = 0; k < g->count; k++) {
+        step_ctx *s = &g->s[k];
+        double t[SUMS];
+        new_direction(s, s->sigma_wr, beta);
+        implicit_reduce(s, 1, t);
+        s->gp = t[0];
+    }
+}
+
+// Solves H d = -grad G (at the iterate) over the group approximately,
+// from d = 0: until r . z, the error's energy as the preconditioner sees
+// it, is at most eta^2 times its start, or `cap` iterations. *solved says
+// whether it got there. When one preconditioner application moves no
+// point faster than `floor` (m/s over the step), d stays 0 and it is
+// solved. Returns the iterations used, or -1 when the multigrid
+// preconditioner is not positive definite on this problem (a very high
+// pressure on a slack body can make its sweeps diverge): the caller then
+// solves again without it. Each body is preconditioned on its own, the
+// links' stiffness on its points' own blocks.
+int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bool *solved) {
+    bool multigrid = false;
+    for (int k = 0; k < g->count; k++) {
+        step_ctx *s = &g->s[k];
+        implicit_work *W = s->W;
+        const body_part *part = s->part;
+        double *const *gr = iterate_gradient(s);
+        for (int c = 0; c < 3; c++) {
+            for (int i = part->i0; i < part->i1; i++) {
+                W->d[c][i] = 0.0;
+                W->r[c][i] = -gr[c][i];
+            }
+        }
+        if (W->mg && s->use_mg) {
+            multigrid = true;
+            if (s->touching) {
+                team_sync(s); // every point's constraint is known
+                filter_blocks(s);
+            }
+            team_sync(s); // every point's blocks are in
+            mg_assemble(W->mg, W->diag, W->adj_b, s->b->grad, W->cn, s->curvature, s->b->inv_mass,
+                        part);
+        }
+    }
+    double rz = precondition_all(g, floor, solved);
     if (*solved) {
         return 0;
     }
@@ -243,36 +334,47 @@ int implicit_conjugate_gradients(step_ctx *s, double eta, double floor, int cap,
         return multigrid ? -1 : 0;
     }
     const double target = eta * eta * rz;
-    new_direction(s, sigma_wr, 0.0);
-    implicit_reduce(s, 1, t);
+    new_directions(g, 0.0);
     int it = 0;
     while (it < cap) {
-        hessian_times(s, t[0]);
-        implicit_reduce(s, 1, t);
-        const double pq = t[0];
+        double pq = 0.0;
+        for (int k = 0; k < g->count; k++) {
+            step_ctx *s = &g->s[k];
+            double t[SUMS];
+            hessian_times(s, s->gp);
+            implicit_reduce(s, 1, t);
+            pq = k == 0 ? t[0] : pq + t[0];
+        }
+        if (g->link_count > 0) {
+            pq += link_times(g);
+        }
         it++;
         if (!(pq > 0.0)) {
             // Negative curvature: H is not convex along p. With no progress
             // yet, take the point preconditioner's direction (descent for
             // sure) and let the line search size it; else keep what was
             // found, which lowers the model.
-            if (it == 1) {
-                point_direction(s);
+            for (int k = 0; k < g->count; k++) {
+                if (it == 1) {
+                    point_direction(&g->s[k]);
+                }
+                g->s[k].negative = true;
             }
-            s->negative = true;
             break;
         }
         const double alpha = rz / pq;
-        for (int c = 0; c < 3; c++) {
-            for (int i = part->i0; i < part->i1; i++) {
-                W->d[c][i] += alpha * W->p[c][i];
-                W->r[c][i] -= alpha * W->q[c][i];
+        for (int k = 0; k < g->count; k++) {
+            implicit_work *W = g->s[k].W;
+            const body_part *part = g->s[k].part;
+            for (int c = 0; c < 3; c++) {
+                for (int i = part->i0; i < part->i1; i++) {
+                    W->d[c][i] += alpha * W->p[c][i];
+                    W->r[c][i] -= alpha * W->q[c][i];
+                }
             }
         }
-        precondition(s);
-        implicit_reduce(s, 3, t);
-        sigma_wr = s->sigma * t[0];
-        const double rz_new = t[1] - s->sigma * t[0] * t[0];
+        bool within;
+        const double rz_new = precondition_all(g, floor, &within);
         if (!(rz_new > 0.0)) {
             if (multigrid) {
                 return -1;
@@ -285,8 +387,7 @@ int implicit_conjugate_gradients(step_ctx *s, double eta, double floor, int cap,
         }
         const double beta = rz_new / rz;
         rz = rz_new;
-        new_direction(s, sigma_wr, beta);
-        implicit_reduce(s, 1, t);
+        new_directions(g, beta);
     }
     return it;
 }

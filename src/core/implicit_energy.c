@@ -458,6 +458,14 @@ evaluation implicit_evaluate(step_ctx *s, bool with_derivatives) {
                 D[3] += k_shape;
                 D[5] += k_shape;
             }
+            if (s->linked) {
+                for (int c = 0; c < 3; c++) {
+                    grad[c] += W->link_g[c][i];
+                }
+                for (int e = 0; e < 6; e++) {
+                    D[e] += W->link_d[6 * i + e];
+                }
+            }
             if (s->ring) {
                 grad[2] = 0.0; // a ring stays in its plane
             }
@@ -503,4 +511,92 @@ evaluation implicit_evaluate(step_ctx *s, bool with_derivatives) {
                         sqrt(total[1] / b->params.mass),
                         {total[4], total[5], total[6]},
                         total[3] > 0.0};
+}
+
+// ---------------------------------------------------------------------------
+// A group: the bodies' own G and the links between them.
+
+// Adds a k n n^T to the symmetric block S.
+static void sym_add_normal(double *S, const double n[3], double a) {
+    S[0] += a * n[0] * n[0];
+    S[1] += a * n[0] * n[1];
+    S[2] += a * n[0] * n[2];
+    S[3] += a * n[1] * n[1];
+    S[4] += a * n[1] * n[2];
+    S[5] += a * n[2] * n[2];
+}
+
+// Link l's (x_p - q) . n - hold at the bodies' positions: below 0, it
+// pushes p out along n and the feature's corners in.
+double implicit_link_gap(const psb_world *w, const solve_link *l) {
+    const psb_body *A = w->bodies[l->a], *B = w->bodies[l->b];
+    double gap = -l->hold;
+    for (int c = 0; c < 3; c++) {
+        double q = 0.0;
+        for (int j = 0; j < 3; j++) {
+            q += l->beta[j] * B->x[c][l->corner[j]];
+        }
+        gap += (A->x[c][l->p] - q) * l->n[c];
+    }
+    return gap;
+}
+
+// The links' energy k/2 min(0, gap)^2, J; their gradient and own blocks
+// into each body's link_g and link_d.
+static double link_terms(const group *g) {
+    const psb_world *w = g->s[0].w;
+    for (int k = 0; k < g->count; k++) {
+        implicit_work *W = g->s[k].W;
+        const size_t n = (size_t)g->s[k].b->n_pad;
+        for (int c = 0; c < 3; c++) {
+            memset(W->link_g[c], 0, n * sizeof(double));
+        }
+        memset(W->link_d, 0, 6 * n * sizeof(double));
+    }
+    double energy = 0.0;
+    for (int m = 0; m < g->link_count; m++) {
+        const solve_link *l = &g->links[g->link[m]];
+        const double gap = implicit_link_gap(w, l);
+        g->pushing[g->link[m]] = gap < 0.0;
+        if (!(gap < 0.0)) {
+            continue;
+        }
+        implicit_work *WA = w->bodies[l->a]->implicit, *WB = w->bodies[l->b]->implicit;
+        energy += 0.5 * l->k * gap * gap;
+        for (int c = 0; c < 3; c++) {
+            WA->link_g[c][l->p] += l->k * gap * l->n[c];
+        }
+        sym_add_normal(WA->link_d + 6 * l->p, l->n, l->k);
+        for (int j = 0; j < 3; j++) {
+            const double beta = l->beta[j];
+            if (beta == 0.0) {
+                continue;
+            }
+            const int i = l->corner[j];
+            for (int c = 0; c < 3; c++) {
+                WB->link_g[c][i] -= l->k * gap * beta * l->n[c];
+            }
+            sym_add_normal(WB->link_d + 6 * i, l->n, l->k * beta * beta);
+        }
+    }
+    return energy;
+}
+
+evaluation implicit_group_evaluate(group *g, bool with_derivatives) {
+    if (g->count == 1 && g->link_count == 0) {
+        return implicit_evaluate(&g->s[0], with_derivatives);
+    }
+    evaluation all = {link_terms(g), 0.0, {0.0, 0.0, 0.0}, false};
+    double res2 = 0.0;
+    for (int k = 0; k < g->count; k++) {
+        const evaluation e = implicit_evaluate(&g->s[k], with_derivatives);
+        all.energy += e.energy;
+        res2 += e.residual * e.residual * g->s[k].b->params.mass;
+        for (int c = 0; c < 3; c++) {
+            all.net[c] += e.net[c];
+        }
+        all.touching = all.touching || e.touching;
+    }
+    all.residual = sqrt(res2 / g->mass);
+    return all;
 }

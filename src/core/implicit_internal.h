@@ -39,15 +39,15 @@ typedef struct implicit_work {
     mg_hierarchy *mg; // the multigrid preconditioner (NULL: point by point)
     // Rings: each point's neighbours along the ring (internal).
     int *ring_next, *ring_prev;
-    double *y[3];       // inertial target, m
-    double *xb[3];      // where the step's velocity is measured from, v = (x - xb) / h^:
-                        // x_n (backward Euler) or BDF2's (4 x_n - x_{n-1}) / 3, m
+    double *y[3];  // inertial target, m
+    double *xb[3]; // where the step's velocity is measured from, v = (x - xb) / h^:
+                   // x_n (backward Euler) or BDF2's (4 x_n - x_{n-1}) / 3, m
     // BDF2's history: x_{n-1}, v_{n-1} at the step's start (x_n, v_n after
     // it), and the state the last step left (end_x where it left the points,
     // end_v the solve's velocities before the bounces), to find the points
     // changed since (bdf2_targets).
     double *hist_x[3], *hist_v[3], *end_x[3], *end_v[3];
-    double hist_h; // the sub-step that history was taken at (0: none), s
+    double hist_h;      // the sub-step that history was taken at (0: none), s
     double *gbuf[2][3]; // gradient of G: the iterate's and a trial's (step_ctx.base), N
     double *d[3];       // Newton direction, m
     double *r[3];       // conjugate gradients: residual, N
@@ -59,9 +59,13 @@ typedef struct implicit_work {
     double *cn[3];      // the contact constraint's normal at each point, or 0
     double *plane_n[3]; // each point's sphere plane n . x >= plane_d (n = 0: none)
     double *plane_d;
-    double *diag; // 6 per point: the Hessian's own block without the gas, N/m
-    double *dinv; // 6 per point: its inverse
-    double *sums; // SUMS per chunk
+    // Contact inside the solve: the links' gradient and own blocks at each
+    // point (6 per point), for the evaluation to add (step_ctx.linked).
+    double *link_g[3]; // N
+    double *link_d;    // N/m
+    double *diag;      // 6 per point: the Hessian's own block without the gas, N/m
+    double *dinv;      // 6 per point: its inverse
+    double *sums;      // SUMS per chunk
 } implicit_work;
 
 // What one thread knows during a sub-step; every thread of the team holds
@@ -71,14 +75,14 @@ typedef struct step_ctx {
     const psb_world *w;
     const body_part *part;
     implicit_work *W;
-    double dt;        // the sub-step, s
+    double dt;         // the sub-step, s
     double h, inv_h2;  // the step in G, h^: dt (backward Euler) or 2 dt / 3 (BDF2), s
     bool keep_history; // PSB_BDF2: keep the step's start as the next one's history
     bool bdf2;         // this step is BDF2's (it has a history at this sub-step)
-    double gravity; // m/s², along -y
-    double nrt;     // J
-    double kd_h;    // kd / h, kg/s²
-    bool gas;       // a ring or shell: it holds gas
+    double gravity;    // m/s², along -y
+    double nrt;        // J
+    double kd_h;       // kd / h, kg/s²
+    bool gas;          // a ring or shell: it holds gas
     bool ring;
     double origin[3]; // for the volume's sum, m
     double volume_start;
@@ -92,7 +96,23 @@ typedef struct step_ctx {
     bool clamp;    // compressed springs' lateral stiffness held at 0 (after a failure)
     bool negative; // the conjugate gradients met negative curvature
     bool touching; // the last evaluation found points on or in a collider
+    bool linked;   // in a group with links: the evaluation adds link_g and link_d
+    // The conjugate gradients' per-body sums of the current iteration:
+    // sigma (w . r) and g . p; and the Newton direction's longest move, m.
+    double sigma_wr, gp, longest;
 } step_ctx;
+
+// The bodies solved together in one G: one body alone (no links), or the
+// bodies that links join, with the links' energy added.
+typedef struct group {
+    step_ctx *s; // count contexts, the bodies in increasing index
+    int count;
+    const solve_link *links; // the world's
+    const int *link;         // link_count indices into links
+    int link_count;
+    unsigned char *pushing; // per link (world index): it pushed at the last evaluation
+    double mass;            // the bodies' total, kg
+} group;
 
 // The gradient of G at the iterate, N.
 static inline double *const *iterate_gradient(const step_ctx *s) {
@@ -221,10 +241,16 @@ void implicit_sphere_response(const step_ctx *s);
 /// G at b->x: energy, residual, gradient (into the buffer that is not the
 /// iterate's), and with_derivatives the blocks for the conjugate gradients.
 evaluation implicit_evaluate(step_ctx *s, bool with_derivatives);
+/// Link l's (x_p - q) . n - hold at the bodies' positions, m: below 0, it
+/// pushes.
+double implicit_link_gap(const psb_world *w, const solve_link *l);
+/// The same for a group: each body's, the links' energy, gradient and
+/// blocks added (one body alone: its own evaluation, the same bits).
+evaluation implicit_group_evaluate(group *g, bool with_derivatives);
 
 // implicit_cg.c
 /// Solves H d = -grad G approximately (see the definition); returns the
 /// iterations used, or -1 when the multigrid preconditioner failed.
-int implicit_conjugate_gradients(step_ctx *s, double eta, double floor, int cap, bool *solved);
+int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bool *solved);
 
 #endif

@@ -154,7 +154,32 @@ struct psb_world {
     int slot_count;
     struct contact_list *contacts; // contact between bodies (contact.c)
     int contacts_found;            // in the last step
+    // Contact inside the solve (contact.c finds the links, implicit.c
+    // solves the groups they join): the links of the last sub-step.
+    struct solve_link *links;
+    int link_count, link_capacity;
+    unsigned char *link_pushing;  // per link: it pushed at its group's last evaluation (scratch)
+    int *group_of;                // per body: its group's first body (scratch)
+    int *group_index;             // per body that is a group's first: the group's index (scratch)
+    int *group_start;             // per group: where its bodies and links start (scratch, 2 per)
+    int *group_member;            // a group's bodies (scratch, one per body)
+    int *group_link;              // a group's links, indices into links (scratch, link_capacity)
+    struct step_ctx *group_ctx;   // per body: its context in a group's solve (scratch)
+    struct body_part *group_part; // per body: its part there, the whole body (scratch)
 };
+
+// A link of contact inside the solve (docs/contact.md): point p of body a
+// (internal index) is held on the outer side of body b's feature at
+// q = sum beta_j x(corner_j), normal n, by the energy
+// k/2 min(0, (x_p - q) . n - hold)^2; fixed for the sub-step.
+typedef struct solve_link {
+    int a, p, b;
+    int corner[3];
+    double beta[3]; // a ring's edge has two; the third is 0
+    double n[3];
+    double k;    // N/m
+    double hold; // m
+} solve_link;
 
 static inline bool vec_finite(psb_vec3 a) {
     return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
@@ -280,6 +305,15 @@ void body_kick_drift(psb_body *b, const psb_world *w, int c0, int c1, double t, 
 /// t (PSB_IMPLICIT); every thread of the team calls it. Collisions, pins
 /// and shape damping are done inside. Adds its work to b->solver.
 void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, double t, double h);
+/// One sub-step h from world time t of the bodies of a group, solved
+/// together with the links between them (w->links[link[0 .. link_count - 1]]):
+/// bodies[0 .. count - 1] in increasing index, on one thread, with the
+/// scratch contexts from w->group_ctx[slot] on. Adds the group's work to
+/// its first body's report.
+void implicit_group_step(const psb_world *w, const int *bodies, int count, int slot,
+                         const int *link, int link_count, double t, double h);
+/// Room for a group's contexts of up to `bodies` bodies in w (false: no memory).
+bool implicit_group_reserve(psb_world *w, int bodies);
 /// Frees the implicit solver's scratch (NULL allowed).
 void implicit_work_destroy(struct implicit_work *work);
 /// Makes sure b has the implicit solver's scratch (made outside the step,
@@ -326,6 +360,16 @@ void contact_begin_step(psb_world *w);
 /// Finds and resolves the contacts after every body has stepped. False when
 /// they outgrew their list (twice the points): the ones past it were left.
 bool contact_step(psb_world *w);
+/// Whether bodies that may touch are solved together (contact inside the
+/// solve): psb_params.contact_solve with body contact and a solved
+/// integrator, and two bodies or more.
+bool world_solves_contact(const psb_world *w);
+/// Room for the groups of `bodies` bodies and `links` links (false: no
+/// memory; what was there is kept).
+bool world_reserve_groups(psb_world *w, int bodies, int links);
+/// The links of a solved sub-step of h into w->links (docs/contact.md);
+/// false when they outgrew it (twice the points): the rest were left.
+bool contact_find_links(psb_world *w, double h);
 
 // body_make.c
 psb_body *body_create(const psb_body_def *def, const psb_params *world_params, double time,

@@ -93,6 +93,7 @@ psb_params psb_default_params(void) {
         .body_contact = true,
         .self_contact = false,
         .contact_thickness = 0.01,
+        .contact_solve = false,
         .threads = 1,
         .solver_tol = 1e-3,
         .solver_iterations = 500,

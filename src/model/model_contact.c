@@ -729,12 +729,8 @@ void model_find_links(psb_model *m, double h, double kappa) {
 }
 
 bool model_solves_contact(const psb_model *m) {
-    return m->contact_solve && m->params.body_contact &&
+    return m->params.contact_solve && m->params.body_contact &&
            psb_integrator_is_implicit(m->params.integrator);
-}
-
-void psb_model_set_contact_solve(psb_model *m, bool on) {
-    m->contact_solve = on;
 }
 
 int psb_model_link_count(const psb_model *m) {

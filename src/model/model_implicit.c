@@ -27,7 +27,7 @@
 // line search along d lowers G. Afterwards the points on a surface get
 // restitution and friction, and the pins are held.
 //
-// With contact inside the solve (psb_model_set_contact_solve), the bodies
+// With contact inside the solve (psb_params.contact_solve), the bodies
 // that links join (model_find_links: a point near another body's surface)
 // are solved together: one G, the sum of theirs and of each link's
 // k/2 min(0, (x_p - q) . n - hold)^2, one Newton's method over all their

@@ -82,7 +82,6 @@ struct psb_model {
     psb_solver_report report;
     model_contact *contacts; // those of the last step, in the order found
     int contact_count, contact_capacity;
-    bool contact_solve;   // bodies that may touch solved together (links)
     model_contact *links; // those the solved step holds in its solve
     int link_count, link_capacity;
 };

@@ -102,6 +102,9 @@ psb_scene_config psb_default_scene_config(void) {
     // loses its bounce over a few seconds, a wobble in about 0.3 s).
     c.ring_material = true;
     c.params.still_air = true;
+    // Bodies that may touch solved together (with a solved integrator):
+    // none ends a step inside another (docs/contact.md).
+    c.params.contact_solve = true;
     return c;
 }
 

@@ -65,6 +65,7 @@ static bool run_once(const psb_bench_pile_args *args, bool profile, pile_run *ou
     psb_scene_config config = psb_default_scene_config();
     config.pile_balls = args->balls;
     config.params.threads = args->threads;
+    config.params.contact_solve = args->contact_solve;
     psb_scene scene;
     psb_error err = {0};
     if (psb_scene_build(&scene, "pile", &config, &err) != PSB_OK) {

@@ -17,14 +17,15 @@ enum { PSB_PILE_FRAMES = 120, PSB_PILE_QUICK_FRAMES = 20 };
 
 /// What the pile mode takes from `psb bench`'s options.
 typedef struct psb_bench_pile_args {
-    const char *name; ///< "pile" or "pile-50": the row's name
-    int balls;        ///< the scene's balls (psb_scene_config.pile_balls)
-    const char *mesh; ///< an OBJ file dropped onto the pile (NULL: none), loaded as
-                      ///< `psb sim --scene pile --mesh FILE --fill-holes` loads it
-    int frames;       ///< frames of 1/60 s per repeat
-    int repeats;      ///< timed repeats after the warm-up
-    int threads;      ///< threads for the step
-    int format;       ///< 0 table, 1 key=value lines
+    const char *name;   ///< "pile" or "pile-50": the row's name
+    int balls;          ///< the scene's balls (psb_scene_config.pile_balls)
+    const char *mesh;   ///< an OBJ file dropped onto the pile (NULL: none), loaded as
+                        ///< `psb sim --scene pile --mesh FILE --fill-holes` loads it
+    int frames;         ///< frames of 1/60 s per repeat
+    int repeats;        ///< timed repeats after the warm-up
+    int threads;        ///< threads for the step
+    bool contact_solve; ///< bodies that may touch solved together (psb_params.contact_solve)
+    int format;         ///< 0 table, 1 key=value lines
 } psb_bench_pile_args;
 
 /// Runs the scene and prints its row on stdout, after the header (format

@@ -37,22 +37,23 @@ enum { MAX_REPEATS = 64 };
 #define IMPLICIT_FEWER 100.0
 
 typedef struct bench_args {
-    const char *scene;  ///< one scene name, or NULL for all
-    const char *mesh;   ///< an OBJ file to add as a scene, or NULL
-    int threads;        ///< threads for the step
-    int steps;          ///< sub-steps per repeat; 0 = sized to the mesh
-    int substeps;       ///< sub-steps per world step; 0 = one 60 Hz frame's
-    int repeats;        ///< timed repeats; 0 = 5 (3 with --quick)
-    double damping;     ///< the springs' damping, N·s/m
-    int integrator;     ///< a psb_integrator
-    double tol;         ///< implicit: the solver's tolerance, m/s
-    int iterations;     ///< implicit: the most CG iterations per sub-step
-    bool quick;         ///< the smaller scenes, fewer steps
-    bool reference;     ///< also time the textbook implementation
-    int format;         ///< 0 table, 1 kv
-    bool realtime;      ///< the realtime mode (bench_realtime.h) instead of the scenes
-    int frames;         ///< realtime: frames per model and thread count
-    const char *meshes; ///< realtime: the folder of the models' OBJ files
+    const char *scene;     ///< one scene name, or NULL for all
+    const char *mesh;      ///< an OBJ file to add as a scene, or NULL
+    int threads;           ///< threads for the step
+    int steps;             ///< sub-steps per repeat; 0 = sized to the mesh
+    int substeps;          ///< sub-steps per world step; 0 = one 60 Hz frame's
+    int repeats;           ///< timed repeats; 0 = 5 (3 with --quick)
+    double damping;        ///< the springs' damping, N·s/m
+    int integrator;        ///< a psb_integrator
+    double tol;            ///< implicit: the solver's tolerance, m/s
+    int iterations;        ///< implicit: the most CG iterations per sub-step
+    bool quick;            ///< the smaller scenes, fewer steps
+    bool reference;        ///< also time the textbook implementation
+    int format;            ///< 0 table, 1 kv
+    bool realtime;         ///< the realtime mode (bench_realtime.h) instead of the scenes
+    int frames;            ///< realtime: frames per model and thread count
+    const char *meshes;    ///< realtime: the folder of the models' OBJ files
+    bool no_contact_solve; ///< pile, pile-50: the contact stage alone
 } bench_args;
 
 static const char *format_name(int index) {
@@ -87,6 +88,11 @@ static const psb_option bench_table[] = {
              "pile-50: also the small bodies' steps side by side and the contacts' search); "
              "with --realtime the second thread count, 2 or more (1 thread is always timed too)",
      .default_text = "1; with --realtime 2"},
+    {.name = "no-contact-solve",
+     .type = PSB_OPT_FLAG,
+     .offset = FIELD(no_contact_solve),
+     .help = "pile, pile-50: bodies that may touch are not solved together, as `psb sim "
+             "--no-contact-solve`: the contact stage alone holds them apart"},
     {.name = "steps",
      .type = PSB_OPT_INT,
      .offset = FIELD(steps),
@@ -683,6 +689,7 @@ static int run_pile(const bench_args *args, const psb_option_group *group) {
                                                        : PSB_PILE_FRAMES,
         .repeats = args->repeats > 0 ? args->repeats : (args->quick ? 1 : 3),
         .threads = args->threads,
+        .contact_solve = !args->no_contact_solve,
         .format = args->format,
     };
     return psb_bench_pile(&pile);
@@ -711,10 +718,17 @@ int psb_cmd_bench(int argc, char **argv) {
         fprintf(stderr, "%s\n", error);
         return 2;
     }
+    const bool pile =
+        args.scene && (strcmp(args.scene, "pile") == 0 || strcmp(args.scene, "pile-50") == 0);
+    if (!pile && psb_options_seen(&group, 1, "no-contact-solve")) {
+        fprintf(stderr, "psb bench: --no-contact-solve needs --scene pile or pile-50 (the other "
+                        "scenes have one body)\n");
+        return 2;
+    }
     if (args.realtime) {
         return run_realtime(&args, &group);
     }
-    if (args.scene && (strcmp(args.scene, "pile") == 0 || strcmp(args.scene, "pile-50") == 0)) {
+    if (pile) {
         return run_pile(&args, &group);
     }
     static const char *const realtime_only[] = {"frames", "meshes"};

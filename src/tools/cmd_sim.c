@@ -590,19 +590,8 @@ int psb_cmd_sim(int argc, char **argv) {
     psb_model *model = NULL;
     if (sim.reference) {
         psb_error err = {0};
-        const psb_integrator integrator = psb_world_params(world)->integrator;
-        if (sim.contact_solve && !psb_integrator_is_implicit(integrator)) {
-            fprintf(stderr,
-                    "psb sim: --contact-solve needs a solved integrator (implicit or bdf2), "
-                    "not %s\n",
-                    psb_integrator_name(integrator));
-            status = 2;
-        } else {
-            model = psb_model_from_world(world, &err);
-        }
-        if (model) {
-            psb_model_set_contact_solve(model, sim.contact_solve);
-        } else if (status == 0) {
+        model = psb_model_from_world(world, &err);
+        if (!model) {
             fprintf(stderr, "psb sim: --reference: %s\n", err.message);
             status = err.status == PSB_ERR_NOMEM ? 1 : 2;
         }

@@ -21,6 +21,7 @@ typedef struct view_options {
     int scene;      // a psb_scene index
     bool no_vsync;
     bool no_body_contact;
+    bool no_contact_solve;
     double gravity;         // m/s²
     psb_vec3 wind;          // m/s, for every scene (and the flag's)
     double wind_turbulence; // m/s
@@ -255,6 +256,11 @@ static const psb_option view_table[] = {
      .type = PSB_OPT_FLAG,
      .offset = VIEW_FIELD(no_body_contact),
      .help = "bodies pass through each other (contact between bodies off; K switches it on)"},
+    {.name = "no-contact-solve",
+     .type = PSB_OPT_FLAG,
+     .offset = VIEW_FIELD(no_contact_solve),
+     .help = "with a solved integrator, bodies that may touch are not solved together: they "
+             "are held apart only after the step"},
     {.name = "self-contact",
      .type = PSB_OPT_FLAG,
      .offset = VIEW_FIELD(config.scene_config.params.self_contact),
@@ -406,6 +412,7 @@ int psb_cmd_view(int argc, char **argv) {
     c->height = view.size[1];
     c->vsync = !view.no_vsync;
     c->scene_config.params.body_contact = !view.no_body_contact;
+    c->scene_config.params.contact_solve = !view.no_contact_solve;
     c->scene_config.params.integrator = (psb_integrator)view.integrator;
     c->integrator_given = psb_options_seen(groups, GROUP_COUNT, "integrator") > 0;
     c->scene_config.params.gravity = view.gravity;

@@ -278,6 +278,11 @@ static const psb_option world_table[] = {
      .type = PSB_OPT_FLAG,
      .offset = SIM_FIELD(no_body_contact),
      .help = "bodies pass through each other (contact between bodies off; docs/contact.md)"},
+    {.name = "no-contact-solve",
+     .type = PSB_OPT_FLAG,
+     .offset = SIM_FIELD(no_contact_solve),
+     .help = "with a solved integrator, bodies that may touch are not solved together: they "
+             "are held apart only after the step, by the contact stage (docs/contact.md)"},
     {.name = "self-contact",
      .type = PSB_OPT_FLAG,
      .offset = SIM_FIELD(params.self_contact),
@@ -369,12 +374,6 @@ static const psb_option run_table[] = {
      .help = "run the model written plainly (src/model) instead of the fast step: the same "
              "bodies and physics, one point at a time, for checking; it has no shape "
              "matching, gusts or blow-up guard, and refuses them"},
-    {.name = "contact-solve",
-     .type = PSB_OPT_FLAG,
-     .offset = SIM_FIELD(contact_solve),
-     .help = "with --reference and an implicit integrator: bodies that may touch are solved "
-             "together, held apart inside the solve (docs/contact.md); the plain model's only, "
-             "so far"},
 };
 
 #define COUNT_OF(table) ((int)(sizeof(table) / sizeof((table)[0])))
@@ -422,6 +421,7 @@ psb_sim_options psb_sim_default_options(void) {
     memset(&sim, 0, sizeof sim);
     sim.params = psb_default_params();
     sim.params.integrator = PSB_SCENE_INTEGRATOR;
+    sim.params.contact_solve = psb_default_scene_config().params.contact_solve;
     sim.integrator = (int)sim.params.integrator;
     sim.substeps = (psb_sim_substeps){.automatic = true, .count = sim.params.substeps};
     sim.repair = psb_default_mesh_options(true);
@@ -429,6 +429,7 @@ psb_sim_options psb_sim_default_options(void) {
     sim.steps = 0;
     sim.no_floor = !sim.params.floor;
     sim.no_body_contact = !sim.params.body_contact;
+    sim.no_contact_solve = !sim.params.contact_solve;
     sim.height = 1.0;
     sim.balls = psb_default_scene_config().pile_balls;
     sim.csv = NULL;
@@ -486,6 +487,7 @@ static const scene_param scene_params[] = {
     {"no-body-contact", PARAM(body_contact)},
     {"self-contact", PARAM(self_contact)},
     {"contact-thickness", PARAM(contact_thickness)},
+    {"no-contact-solve", PARAM(contact_solve)},
     {"restitution", PARAM(restitution)},
     {"friction", PARAM(friction)},
     {"walls", PARAM(walls)},
@@ -606,11 +608,6 @@ bool psb_sim_options_read(int argc, char **argv, psb_shape_options *shape, psb_s
             return false;
         }
     }
-    if (sim->contact_solve && !sim->reference) {
-        fprintf(stderr, "psb sim: --contact-solve needs --reference (contact inside the solve "
-                        "is in the plain model only, so far)\n");
-        return false;
-    }
     if (psb_options_seen(groups, GROUP_COUNT, "every") && !sim->export_obj) {
         fprintf(stderr, "psb sim: --every needs --export-obj DIR (it spaces the exported "
                         "frames)\n");
@@ -654,6 +651,7 @@ bool psb_sim_options_read(int argc, char **argv, psb_shape_options *shape, psb_s
     sim->params.integrator = (psb_integrator)sim->integrator;
     sim->params.floor = !sim->no_floor;
     sim->params.body_contact = !sim->no_body_contact;
+    sim->params.contact_solve = !sim->no_contact_solve;
     // auto starts from the default count and raises it once the bodies exist;
     // the implicit integrator is stable at any step and takes one sub-step.
     if (!sim->substeps.automatic) {

@@ -60,6 +60,7 @@ typedef struct psb_sim_options {
     psb_sim_substeps substeps; ///< --substeps N or auto
     bool no_floor;             ///< --no-floor
     bool no_body_contact;      ///< --no-body-contact
+    bool no_contact_solve;     ///< bodies that may touch are not solved together
     double height;             ///< m: lowest rest point's height above floor_y at the start
     const char *mesh;          ///< OBJ file to simulate instead of a generated shape, or NULL
     psb_mesh_options repair;   ///< how the OBJ file is repaired
@@ -74,7 +75,6 @@ typedef struct psb_sim_options {
     int export_every;       ///< --every: steps between exports (step 0, every N-th, the last)
     bool summary;           ///< key=value output
     bool reference;         ///< run the plain model (src/model) instead of the fast step
-    bool contact_solve;     ///< with reference: contact inside the solve
 } psb_sim_options;
 
 /// The defaults: the core's parameters, 5 s, automatic sub-steps, the body

@@ -107,6 +107,7 @@ static psb_sim_state combine(source src) {
 psb_sim_state psb_sim_measure(const psb_world *world) {
     psb_sim_state out = combine((source){world, NULL});
     out.contacts = psb_world_contact_count(world);
+    out.links = psb_world_link_count(world);
     out.time = psb_world_time(world);
     out.steps = psb_world_step_count(world);
     return out;
@@ -115,6 +116,7 @@ psb_sim_state psb_sim_measure(const psb_world *world) {
 psb_sim_state psb_sim_measure_model(const psb_model *model) {
     psb_sim_state out = combine((source){NULL, model});
     out.contacts = psb_model_contact_count(model);
+    out.links = psb_model_link_count(model);
     out.time = psb_model_time(model);
     out.steps = psb_model_step_count(model);
     return out;
@@ -169,6 +171,7 @@ void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s,
     printf("blowups=%d\n", s->blowups);
     printf("bodies=%d\n", s->bodies);
     printf("contacts=%d\n", s->contacts);
+    printf("links=%d\n", s->links);
     printf("shape=%.9g\n", s->shape);
     printf("pinned=%d\n", s->pinned);
     printf("rest_volume=%.9g\n", s->rest_volume);

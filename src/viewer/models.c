@@ -2,7 +2,8 @@
 // window, and the models scene, which shows the OBJ files of the meshes
 // folder one at a time ('.' and ',' step through them). Both load a file
 // the same way: repaired and fitted as the options say, split into closed
-// parts, each a body with its own material, on the ring's stage.
+// parts, each a body with its own material, on the ring's stage (files
+// given or dropped in the pile scene: onto a new pile).
 #include "models.h"
 
 #include "gl_util.h"
@@ -96,7 +97,10 @@ static bool load_file(app *a, psb_scene *next, const char *path, const psb_repai
 void models_load_files(app *a, const char *const *paths, int count) {
     psb_scene next;
     psb_error err = {0};
-    if (psb_scene_build(&next, "ring", &a->config.scene_config, &err) != PSB_OK) {
+    // From the pile scene the files drop onto a new pile, as psb sim --scene
+    // pile --mesh drops them; from any other, onto the ring's stage.
+    const char *stage = strcmp(a->scene_name, "pile") == 0 ? "pile" : "ring";
+    if (psb_scene_build(&next, stage, &a->config.scene_config, &err) != PSB_OK) {
         status_message(a, true, "%s", err.message);
         return;
     }

@@ -8,8 +8,8 @@
 #include "viewer.h"
 
 /// Loads OBJ files (given or dropped): the good ones replace the 3D bodies
-/// on the ring's stage; bad ones only report, and if none is good the
-/// scene runs on as it was.
+/// on the ring's stage (from the pile scene: dropped onto a new pile); bad
+/// ones only report, and if none is good the scene runs on as it was.
 void models_load_files(app *a, const char *const *paths, int count);
 /// Loads the files given or dropped last again (the scene list's last entry).
 void models_reload_files(app *a);

@@ -363,7 +363,14 @@ static void material_column(app *a) {
                  a->config.grab_k);
     }
     column_line(a, 2, 2, ui_dim, t);
-    snprintf(t, sizeof t, "restitution %.2g   friction %.3g/s", p->restitution, p->friction);
+    // The links of the last step's solve, with contact inside the solve.
+    const int links = psb_world_link_count(a->scene.world);
+    if (links > 0) {
+        snprintf(t, sizeof t, "restitution %.2g  friction %.3g/s  %d links", p->restitution,
+                 p->friction, links);
+    } else {
+        snprintf(t, sizeof t, "restitution %.2g   friction %.3g/s", p->restitution, p->friction);
+    }
     column_line(a, 2, 3, ui_dim, t);
 }
 

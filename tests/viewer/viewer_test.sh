@@ -572,6 +572,23 @@ contact)
     n=$(get contacts "$tmp/report")
     echo "the pile after 150 frames: $n contacts"
     [ "${n:-0}" -gt 20 ] || fail "the pile has $n contacts after 2.5 s"
+    # Contact inside the solve is on by default: the bodies are linked;
+    # --no-contact-solve leaves it to the stage.
+    expect contact_solve 1 "$tmp/report"
+    n=$(get links "$tmp/report")
+    [ "${n:-0}" -gt 20 ] || fail "the pile has $n links after 2.5 s"
+    # shellcheck disable=SC2086
+    view 30 --scene pile $small --no-contact-solve
+    expect contact_solve 0 "$tmp/report"
+    expect links 0 "$tmp/report"
+    # A file dropped in the pile scene lands on a new pile: its bodies and
+    # the box's, above the pile's top.
+    printf '2 drop %s\n' "$data/box.obj" >"$tmp/script"
+    # shellcheck disable=SC2086
+    view 40 --scene pile $small --input-script "$tmp/script"
+    expect scene files "$tmp/report"
+    expect bodies 25 "$tmp/report"
+    grep -q "^body24=box" "$tmp/report" || fail "the dropped box is not the pile's 25th body"
     # --balls 50: the stress test's 62 bodies, every one in the report (the
     # table has room for some and says how many more there are), and after
     # 10 s the plots full of all their lines, none left out.
