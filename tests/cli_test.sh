@@ -413,6 +413,12 @@ run sim --scene pile --time 1.6 --summary
 expect_status 0 "psb sim --scene pile"
 expect_in "$tmp/out" "^blowups=0$" "the pile runs"
 [ "$(value links)" -gt 50 ] || fail "--scene pile: links=$(value links), expected the bodies to be linked"
+# The dozen balls' group (7704 points) shares its bodies' work between two
+# threads, one body each at a time: the same bits as on one.
+cp "$tmp/out" "$tmp/pile_one_thread"
+run sim --scene pile --time 1.6 --summary --threads 2
+checks=$((checks + 1))
+cmp -s "$tmp/out" "$tmp/pile_one_thread" || fail "the solved pile on two threads differs from one thread"
 run sim --scene pile --time 1.6 --no-contact-solve --summary
 [ "$(value links)" -eq 0 ] || fail "--scene pile --no-contact-solve: links=$(value links)"
 [ "$(value contacts)" -gt 50 ] || fail "--scene pile --no-contact-solve: contacts=$(value contacts)"

@@ -291,10 +291,13 @@ static double body_largest_change(step_ctx *s) {
 
 // The same over the group: the largest of its bodies'.
 static double largest_change(group *g) {
+    BODIES_SIDE_BY_SIDE
+    for (int k = 0; k < g->count; k++) {
+        g->s[k].change = body_largest_change(&g->s[k]);
+    }
     double most = 0.0;
     for (int k = 0; k < g->count; k++) {
-        const double change = body_largest_change(&g->s[k]);
-        most = k == 0 ? change : fmax(most, change);
+        most = k == 0 ? g->s[k].change : fmax(most, g->s[k].change);
     }
     return most;
 }
@@ -332,10 +335,13 @@ static double body_move_along(step_ctx *s, double alpha) {
 
 // The same for every body of the group: the sum of the changes.
 static double move_along(group *g, double alpha) {
+    BODIES_SIDE_BY_SIDE
+    for (int k = 0; k < g->count; k++) {
+        g->s[k].t[0] = body_move_along(&g->s[k], alpha);
+    }
     double slope = 0.0;
     for (int k = 0; k < g->count; k++) {
-        const double part = body_move_along(&g->s[k], alpha);
-        slope = k == 0 ? part : slope + part;
+        slope = k == 0 ? g->s[k].t[0] : slope + g->s[k].t[0];
     }
     return slope;
 }
@@ -490,6 +496,7 @@ static void place_guess(step_ctx *s, int guess) {
 
 // Copies every body's x into xs, the line search's base.
 static void keep_base(group *g) {
+    BODIES_SIDE_BY_SIDE
     for (int k = 0; k < g->count; k++) {
         const psb_body *b = g->s[k].b;
         implicit_work *W = g->s[k].W;
@@ -503,12 +510,14 @@ static void keep_base(group *g) {
 }
 
 static void place_guesses(group *g, int guess) {
+    BODIES_SIDE_BY_SIDE
     for (int k = 0; k < g->count; k++) {
         place_guess(&g->s[k], guess);
     }
 }
 
 static void accept_evaluations(group *g) {
+    BODIES_SIDE_BY_SIDE
     for (int k = 0; k < g->count; k++) {
         accept_evaluation(&g->s[k]);
     }
@@ -516,6 +525,7 @@ static void accept_evaluations(group *g) {
 
 // x += sign shift on every body of the group.
 static void shift_bodies(group *g, const double shift[3], double sign) {
+    BODIES_SIDE_BY_SIDE
     for (int k = 0; k < g->count; k++) {
         psb_body *b = g->s[k].b;
         const body_part *part = g->s[k].part;
@@ -779,7 +789,7 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
     psb_profile *prof = part->thread == 0 ? b->profile : NULL;
     const double start = prof ? profile_now() : 0.0;
     step_ctx s = begin_body(b, w, part, t, h);
-    group g = {.s = &s, .count = 1, .mass = b->params.mass};
+    group g = {.s = &s, .count = 1, .mass = b->params.mass, .threads = 1};
     solve_and_report(&g);
     end_body(&s);
     if (prof) {
@@ -788,25 +798,31 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
 }
 
 void implicit_group_step(const psb_world *w, const int *bodies, int count, int slot,
-                         const int *link, int link_count, double t, double h) {
+                         const int *link, int link_count, double t, double h, int threads) {
     psb_profile *prof = w->bodies[bodies[0]]->profile;
     const double start = prof ? profile_now() : 0.0;
-    group g = {.s = w->group_ctx + slot,
-               .count = count,
-               .links = w->links,
-               .link = link,
-               .link_count = link_count,
-               .pushing = w->link_pushing};
+    group all = {.s = w->group_ctx + slot,
+                 .count = count,
+                 .links = w->links,
+                 .link = link,
+                 .link_count = link_count,
+                 .pushing = w->link_pushing,
+                 .threads = threads};
+    group *g = &all;
+    BODIES_SIDE_BY_SIDE
     for (int k = 0; k < count; k++) {
         psb_body *b = w->bodies[bodies[k]];
         w->group_part[slot + k] = body_whole(b);
-        g.s[k] = begin_body(b, w, &w->group_part[slot + k], t, h);
-        g.s[k].linked = link_count > 0;
-        g.mass += b->params.mass;
+        g->s[k] = begin_body(b, w, &w->group_part[slot + k], t, h);
+        g->s[k].linked = link_count > 0;
     }
-    solve_and_report(&g);
     for (int k = 0; k < count; k++) {
-        end_body(&g.s[k]);
+        g->mass += w->bodies[bodies[k]]->params.mass;
+    }
+    solve_and_report(g);
+    BODIES_SIDE_BY_SIDE
+    for (int k = 0; k < count; k++) {
+        end_body(&g->s[k]);
     }
     if (prof) {
         prof->integrate += profile_now() - start;

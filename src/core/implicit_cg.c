@@ -266,13 +266,16 @@ static double link_times(const group *g) {
 // (w . r) into its sigma_wr), and whether every body's largest |z| is
 // within floor (m/s over its step) into *within.
 static double precondition_all(group *g, double floor, bool *within) {
+    BODIES_SIDE_BY_SIDE
+    for (int k = 0; k < g->count; k++) {
+        precondition(&g->s[k]);
+        implicit_reduce(&g->s[k], 3, g->s[k].t);
+    }
     double rz = 0.0;
     *within = true;
     for (int k = 0; k < g->count; k++) {
         step_ctx *s = &g->s[k];
-        double t[SUMS];
-        precondition(s);
-        implicit_reduce(s, 3, t);
+        const double *t = s->t;
         s->sigma_wr = s->sigma * t[0];
         const double rz_k = t[1] - s->sigma * t[0] * t[0]; // r . (D + c g g^T)^-1 r
         rz = k == 0 ? rz_k : rz + rz_k;
@@ -283,6 +286,7 @@ static double precondition_all(group *g, double floor, bool *within) {
 
 // p = z - sigma (w . r) w + beta p on every body, and each body's g . p.
 static void new_directions(group *g, double beta) {
+    BODIES_SIDE_BY_SIDE
     for (int k = 0; k < g->count; k++) {
         step_ctx *s = &g->s[k];
         double t[SUMS];
@@ -305,6 +309,10 @@ static void new_directions(group *g, double beta) {
 int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bool *solved) {
     bool multigrid = false;
     for (int k = 0; k < g->count; k++) {
+        multigrid = multigrid || (g->s[k].W->mg && g->s[k].use_mg);
+    }
+    BODIES_SIDE_BY_SIDE
+    for (int k = 0; k < g->count; k++) {
         step_ctx *s = &g->s[k];
         implicit_work *W = s->W;
         const body_part *part = s->part;
@@ -316,7 +324,6 @@ int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bo
             }
         }
         if (W->mg && s->use_mg) {
-            multigrid = true;
             if (s->touching) {
                 team_sync(s); // every point's constraint is known
                 filter_blocks(s);
@@ -337,13 +344,14 @@ int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bo
     new_directions(g, 0.0);
     int it = 0;
     while (it < cap) {
+        BODIES_SIDE_BY_SIDE
+        for (int k = 0; k < g->count; k++) {
+            hessian_times(&g->s[k], g->s[k].gp);
+            implicit_reduce(&g->s[k], 1, g->s[k].t);
+        }
         double pq = 0.0;
         for (int k = 0; k < g->count; k++) {
-            step_ctx *s = &g->s[k];
-            double t[SUMS];
-            hessian_times(s, s->gp);
-            implicit_reduce(s, 1, t);
-            pq = k == 0 ? t[0] : pq + t[0];
+            pq = k == 0 ? g->s[k].t[0] : pq + g->s[k].t[0];
         }
         if (g->link_count > 0) {
             pq += link_times(g);
@@ -354,6 +362,7 @@ int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bo
             // yet, take the point preconditioner's direction (descent for
             // sure) and let the line search size it; else keep what was
             // found, which lowers the model.
+            BODIES_SIDE_BY_SIDE
             for (int k = 0; k < g->count; k++) {
                 if (it == 1) {
                     point_direction(&g->s[k]);
@@ -363,6 +372,7 @@ int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bo
             break;
         }
         const double alpha = rz / pq;
+        BODIES_SIDE_BY_SIDE
         for (int k = 0; k < g->count; k++) {
             implicit_work *W = g->s[k].W;
             const body_part *part = g->s[k].part;

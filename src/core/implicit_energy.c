@@ -587,9 +587,13 @@ evaluation implicit_group_evaluate(group *g, bool with_derivatives) {
         return implicit_evaluate(&g->s[0], with_derivatives);
     }
     evaluation all = {link_terms(g), 0.0, {0.0, 0.0, 0.0}, false};
+    BODIES_SIDE_BY_SIDE
+    for (int k = 0; k < g->count; k++) {
+        g->s[k].eval = implicit_evaluate(&g->s[k], with_derivatives);
+    }
     double res2 = 0.0;
     for (int k = 0; k < g->count; k++) {
-        const evaluation e = implicit_evaluate(&g->s[k], with_derivatives);
+        const evaluation e = g->s[k].eval;
         all.energy += e.energy;
         res2 += e.residual * e.residual * g->s[k].b->params.mass;
         for (int c = 0; c < 3; c++) {

@@ -68,6 +68,13 @@ typedef struct implicit_work {
     double *sums;      // SUMS per chunk
 } implicit_work;
 
+typedef struct evaluation {
+    double energy;   // G - (its value at x_n's constant terms), J
+    double residual; // RMS over free points of |grad G| / m, m/s²
+    double net[3];   // sum of grad G over the points, N
+    bool touching;   // some point is in or on a collider
+} evaluation;
+
 // What one thread knows during a sub-step; every thread of the team holds
 // the same values.
 typedef struct step_ctx {
@@ -97,9 +104,13 @@ typedef struct step_ctx {
     bool negative; // the conjugate gradients met negative curvature
     bool touching; // the last evaluation found points on or in a collider
     bool linked;   // in a group with links: the evaluation adds link_g and link_d
-    // The conjugate gradients' per-body sums of the current iteration:
-    // sigma (w . r) and g . p; and the Newton direction's longest move, m.
-    double sigma_wr, gp, longest;
+    // In a group: the conjugate gradients' per-body sums of the current
+    // iteration, sigma (w . r) and g . p; the Newton direction's largest
+    // velocity change (m/s) and longest move (m); this body's totals of its
+    // last reduction and its last evaluation, for the group to combine.
+    double sigma_wr, gp, change, longest;
+    double t[SUMS];
+    evaluation eval;
 } step_ctx;
 
 // The bodies solved together in one G: one body alone (no links), or the
@@ -112,7 +123,19 @@ typedef struct group {
     int link_count;
     unsigned char *pushing; // per link (world index): it pushed at the last evaluation
     double mass;            // the bodies' total, kg
+    int threads;            // the bodies' own work runs side by side on this many threads
 } group;
+
+// The loop over a group's bodies that follows runs side by side on
+// g->threads threads (a group `g` in scope): each body's work on one thread,
+// its sums kept with it and added up in body order after the loop, so that
+// any count gives the same bits.
+#ifdef _OPENMP
+#define BODIES_SIDE_BY_SIDE                                                                        \
+    _Pragma("omp parallel for num_threads(g->threads) schedule(dynamic) if (g->threads > 1)")
+#else
+#define BODIES_SIDE_BY_SIDE
+#endif
 
 // The gradient of G at the iterate, N.
 static inline double *const *iterate_gradient(const step_ctx *s) {
@@ -123,13 +146,6 @@ static inline double *const *iterate_gradient(const step_ctx *s) {
 static inline void accept_evaluation(step_ctx *s) {
     s->base = 1 - s->base;
 }
-
-typedef struct evaluation {
-    double energy;   // G - (its value at x_n's constant terms), J
-    double residual; // RMS over free points of |grad G| / m, m/s²
-    double net[3];   // sum of grad G over the points, N
-    bool touching;   // some point is in or on a collider
-} evaluation;
 
 // ---------------------------------------------------------------------------
 // Small 3x3 algebra. A symmetric block is kept as (xx xy xz yy yz zz).

@@ -308,10 +308,11 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
 /// One sub-step h from world time t of the bodies of a group, solved
 /// together with the links between them (w->links[link[0 .. link_count - 1]]):
 /// bodies[0 .. count - 1] in increasing index, on one thread, with the
-/// scratch contexts from w->group_ctx[slot] on. Adds the group's work to
-/// its first body's report.
+/// scratch contexts from w->group_ctx[slot] on, each body's own work side
+/// by side on `threads` threads (the same bits for any count). Adds the
+/// group's work to its first body's report.
 void implicit_group_step(const psb_world *w, const int *bodies, int count, int slot,
-                         const int *link, int link_count, double t, double h);
+                         const int *link, int link_count, double t, double h, int threads);
 /// Room for a group's contexts of up to `bodies` bodies in w (false: no memory).
 bool implicit_group_reserve(psb_world *w, int bodies);
 /// Frees the implicit solver's scratch (NULL allowed).

@@ -639,33 +639,49 @@ static int make_groups(psb_world *w) {
     return groups;
 }
 
-// Whether group g is one large body, stepped by all the threads.
-static bool group_shared(const psb_world *w, int g) {
+// The threads group g shares between its bodies' work (1: it runs on one
+// thread, beside the other groups): a large body alone, as for its own step;
+// a group of bodies with 4096 points and up between them, each body's work
+// on one of them (not while profiling: the stage timers are shared).
+static int group_threads(const psb_world *w, int g) {
 #ifdef _OPENMP
-    const int first = w->group_start[2 * g];
-    return w->group_start[2 * g + 2] - first == 1 &&
-           body_threads(w, w->bodies[w->group_member[first]]) > 1;
+    const int first = w->group_start[2 * g], count = w->group_start[2 * g + 2] - first;
+    if (count == 1) {
+        return body_threads(w, w->bodies[w->group_member[first]]);
+    }
+    long points = 0;
+    for (int k = 0; k < count; k++) {
+        points += w->bodies[w->group_member[first + k]]->n;
+    }
+    const int threads = w->params.threads < count ? w->params.threads : count;
+    return points >= PARALLEL_MIN_POINTS && !w->profiling ? threads : 1;
 #else
     (void)w;
     (void)g;
-    return false;
+    return 1;
 #endif
 }
 
-// One sub-step of h from t of group g, on one thread: a body alone as in
-// its own step, bodies joined by links solved together.
-static void step_group(psb_world *w, int g, double t, double h) {
+// One sub-step of h from t of group g on `threads` threads: a body alone as
+// in its own step, bodies joined by links solved together.
+static void step_group(psb_world *w, int g, double t, double h, int threads) {
     const int *start = w->group_start;
     const int first = start[2 * g], count = start[2 * g + 2] - first;
     if (count == 1) {
         psb_body *b = w->bodies[w->group_member[first]];
+#ifdef _OPENMP
+        if (threads > 1) {
+            substep_body_threaded(w, b, threads, t, h);
+            return;
+        }
+#endif
         const body_part whole = body_whole(b);
         body_integrate(b, w, &whole, t, h);
         return;
     }
     const int links = start[2 * g + 1];
     implicit_group_step(w, w->group_member + first, count, first, w->group_link + links,
-                        start[2 * g + 3] - links, t, h);
+                        start[2 * g + 3] - links, t, h, threads);
 }
 
 // Every body's sub-steps of one world step with contact inside the solve:
@@ -691,34 +707,32 @@ static void step_together(psb_world *w) {
         if (w->profiling) {
             w->profile.contact += profile_now() - found_from; // finding the links is contact's
         }
-        // A large body alone on all the threads; the rest side by side, one
-        // thread each (not while profiling: the stage timers are shared).
-        // Groups share no body and no link: the same bits either way.
+        // The large groups first, each on all the threads; then the rest
+        // side by side, one thread each. Groups share no body and no link:
+        // the same bits either way.
         int left = 0;
         for (int g = 0; g < groups; g++) {
-#ifdef _OPENMP
-            if (group_shared(w, g)) {
-                psb_body *b = w->bodies[w->group_member[w->group_start[2 * g]]];
-                substep_body_threaded(w, b, body_threads(w, b), t, h);
-                continue;
+            const int threads = group_threads(w, g);
+            if (threads > 1) {
+                step_group(w, g, t, h, threads);
+            } else {
+                left++;
             }
-#endif
-            left++;
         }
 #ifdef _OPENMP
         if (left > 1 && p->threads > 1 && !w->profiling) {
 #pragma omp parallel for num_threads(p->threads) schedule(dynamic)
             for (int g = 0; g < groups; g++) {
-                if (!group_shared(w, g)) {
-                    step_group(w, g, t, h);
+                if (group_threads(w, g) == 1) {
+                    step_group(w, g, t, h, 1);
                 }
             }
             continue;
         }
 #endif
         for (int g = 0; g < groups; g++) {
-            if (!group_shared(w, g)) {
-                step_group(w, g, t, h);
+            if (left > 0 && group_threads(w, g) == 1) {
+                step_group(w, g, t, h, 1);
             }
         }
     }
