@@ -152,12 +152,15 @@ typedef struct psb_params {
                         ///< sub-step are solved together, held apart by links (default off)
     int threads;        ///< threads for the step (1..PSB_MAX_THREADS, default 1): a body of 4096
                         ///< points and up (any integrator) is shared between them, smaller bodies
-                        ///< run side by side, one thread each. Same bits whatever the count; on a
+                        ///< run side by side, one thread each (with contact_solve: groups of
+                        ///< bodies side by side, a group of 4096 points and up sharing its
+                        ///< bodies between them). Same bits whatever the count; on a
                         ///< busy machine 1 is faster; without OpenMP in the build, always 1.
     double solver_tol;  ///< implicit: a step is solved when its last Newton step changed no
                         ///< point's velocity by more than this, m/s (> 0; default 1e-3)
     int solver_iterations; ///< implicit: the most conjugate-gradient iterations one sub-step of
-                           ///< one body may take, over all its Newton iterations (1..100000)
+                           ///< one body may take, over all its Newton iterations (1..100000);
+                           ///< a group of n bodies solved together (contact_solve), n times it
     psb_body_params body;  ///< material for new bodies: front ends copy it into
                            ///< psb_body_def.params (the world does not read it)
 } psb_params;

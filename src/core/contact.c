@@ -952,11 +952,17 @@ static void resolve(psb_world *w) {
     const struct contact_list *list = w->contacts;
     const double delta = w->params.contact_thickness;
     // With contact inside the solve, the links have moved the points out
-    // (at RECOVERY_SPEED at most): the stage sets the velocities only.
-    const int position_passes = world_solves_contact(w) ? 0 : POSITION_PASSES;
+    // of other bodies (at RECOVERY_SPEED at most): the stage pushes only a
+    // body's contacts with itself (a link joins two bodies), and sets the
+    // velocities.
+    const bool solving = world_solves_contact(w);
+    const int position_passes = !solving || w->params.self_contact ? POSITION_PASSES : 0;
     for (int pass = 0; pass < position_passes; pass++) {
         for (int i = 0; i < list->count; i++) {
             contact *c = &list->items[i];
+            if (solving && c->a != c->b) {
+                continue;
+            }
             const double W = inverse_mass_sum(w, c);
             if (W == 0.0) {
                 continue;
@@ -1285,6 +1291,10 @@ bool contact_find_links(psb_world *w, double h) {
         cb->lo = lo;
         cb->hi = hi;
         cb->fastest = sqrt(fastest2);
+        if (!vec_finite(lo) || !vec_finite(hi) || !isfinite(cb->fastest)) {
+            cb->fastest = NAN; // blown up in an earlier sub-step: the guard's, not ours
+            continue;
+        }
         if (cb->elements > 0) {
             surface_normals(cb, b);
             surface_grid(cb, b);
@@ -1303,7 +1313,8 @@ bool contact_find_links(psb_world *w, double h) {
         for (int ib = 0; ib < w->body_count && whole; ib++) {
             const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
             if (ia == ib || !takes_part(a) || !takes_part(b) || b->touch->elements == 0 ||
-                (a->kind == PSB_RING) != (b->kind == PSB_RING)) {
+                (a->kind == PSB_RING) != (b->kind == PSB_RING) || !isfinite(a->touch->fastest) ||
+                !isfinite(b->touch->fastest)) {
                 continue;
             }
             const double R = w->params.contact_thickness +

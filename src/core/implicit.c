@@ -41,9 +41,18 @@
 // a surface get restitution and friction as in collide.c, pins are held,
 // and shape damping filters v.
 //
+// Groups (contact inside the solve, docs/contact.md): bodies that links
+// join (contact.c finds them, world.c groups them) are solved in one G, the
+// sum of theirs and of each link's k/2 min(0, (x_p - q) . n - hold)^2: one
+// Newton's method, one conjugate-gradient solve and one line search over
+// all their points, each body with its own preconditioner and sums, added
+// up in body order (implicit_energy.c has the links' terms, implicit_cg.c
+// their product). A body alone is a group of one, solved as it always was.
+//
 // Threads: each thread of the team works on its part's points; every sum
 // over points is made chunk by chunk and the chunks added in order, so all
-// threads take the same decisions and any team gives the same bits.
+// threads take the same decisions and any team gives the same bits. A
+// group's bodies each run on one thread, side by side (implicit_each_body).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,202 +76,6 @@ enum {
 // term is (1 - L0/l) = 0), so the model sends points metres out when only
 // the stretch that builds as they move can hold them.
 #define LONGEST_MOVE 0.1
-
-static void free3(double *a[3]) {
-    for (int c = 0; c < 3; c++) {
-        free(a[c]);
-    }
-}
-
-void implicit_work_destroy(implicit_work *W) {
-    if (!W) {
-        return;
-    }
-    free(W->adj_start);
-    free(W->adj_other);
-    free(W->adj_rest);
-    free(W->adj_u0);
-    free(W->adj_b);
-    free(W->tri_slot);
-    mg_destroy(W->mg);
-    free(W->tri_start);
-    free(W->tri_jk);
-    free(W->ring_next);
-    free(W->ring_prev);
-    free3(W->y);
-    free3(W->xb);
-    free3(W->hist_x);
-    free3(W->hist_v);
-    free3(W->end_x);
-    free3(W->end_v);
-    free3(W->gbuf[0]);
-    free3(W->gbuf[1]);
-    free3(W->d);
-    free3(W->r);
-    free3(W->z);
-    free3(W->p);
-    free3(W->q);
-    free3(W->xs);
-    free3(W->wv);
-    free3(W->cn);
-    free3(W->plane_n);
-    free(W->plane_d);
-    free3(W->link_g);
-    free(W->link_d);
-    free(W->diag);
-    free(W->dinv);
-    free(W->sums);
-    free(W);
-}
-
-static bool alloc3(double *a[3], size_t n) {
-    for (int c = 0; c < 3; c++) {
-        a[c] = calloc(n, sizeof(double));
-        if (!a[c]) {
-            return false;
-        }
-    }
-    return true;
-}
-
-// The slot of point i's spring to j, or -1.
-int implicit_find_slot(const implicit_work *W, int i, int j) {
-    for (int slot = W->adj_start[i]; slot < W->adj_start[i + 1]; slot++) {
-        if (W->adj_other[slot] == j) {
-            return slot;
-        }
-    }
-    return -1;
-}
-
-// The topology the solver walks, in internal order.
-static bool build_topology(const psb_body *b, implicit_work *W) {
-    const int n = b->n;
-    W->adj_start = calloc((size_t)n + 1, sizeof(int));
-    if (!W->adj_start) {
-        return false;
-    }
-    for (int s = 0; s < b->spring_count; s++) {
-        W->adj_start[b->rank[b->springs[2 * s]] + 1]++;
-        W->adj_start[b->rank[b->springs[2 * s + 1]] + 1]++;
-    }
-    for (int i = 0; i < n; i++) {
-        W->adj_start[i + 1] += W->adj_start[i];
-    }
-    const size_t slots = (size_t)W->adj_start[n];
-    int *fill = calloc((size_t)n, sizeof(int));
-    W->adj_other = malloc((slots ? slots : 1) * sizeof(int));
-    W->adj_rest = malloc((slots ? slots : 1) * sizeof(double));
-    W->adj_u0 = malloc((slots ? slots : 1) * 3 * sizeof(double));
-    W->adj_b = malloc((slots ? slots : 1) * 9 * sizeof(double));
-    if (!fill || !W->adj_other || !W->adj_rest || !W->adj_u0 || !W->adj_b) {
-        free(fill);
-        return false;
-    }
-    // Slots in spring order at each point, so the layout does not depend
-    // on anything but the body.
-    for (int s = 0; s < b->spring_count; s++) {
-        const int i = b->rank[b->springs[2 * s]], j = b->rank[b->springs[2 * s + 1]];
-        const int si = W->adj_start[i] + fill[i]++, sj = W->adj_start[j] + fill[j]++;
-        W->adj_other[si] = j;
-        W->adj_other[sj] = i;
-        W->adj_rest[si] = W->adj_rest[sj] = b->rest_length[s];
-    }
-    free(fill);
-    if (b->kind == PSB_RING) {
-        W->ring_next = malloc((size_t)n * sizeof(int));
-        W->ring_prev = malloc((size_t)n * sizeof(int));
-        if (!W->ring_next || !W->ring_prev) {
-            return false;
-        }
-        for (int pub = 0; pub < n; pub++) {
-            const int i = b->rank[pub];
-            W->ring_next[i] = b->rank[pub + 1 == n ? 0 : pub + 1];
-            W->ring_prev[i] = b->rank[pub == 0 ? n - 1 : pub - 1];
-        }
-        return true;
-    }
-    W->tri_start = calloc((size_t)n + 1, sizeof(int));
-    W->tri_jk = malloc(((size_t)6 * (size_t)b->tri_count + 1) * sizeof(int));
-    W->tri_slot = malloc(((size_t)6 * (size_t)b->tri_count + 1) * sizeof(int));
-    int *at = calloc((size_t)n, sizeof(int));
-    if (!W->tri_start || !W->tri_jk || !W->tri_slot || !at) {
-        free(at);
-        return false;
-    }
-    for (int t = 0; t < 3 * b->tri_count; t++) {
-        W->tri_start[b->rank[b->tris[t]] + 1]++;
-    }
-    for (int i = 0; i < n; i++) {
-        W->tri_start[i + 1] += W->tri_start[i];
-    }
-    for (int t = 0; t < b->tri_count; t++) {
-        for (int corner = 0; corner < 3; corner++) {
-            const int i = b->rank[b->tris[3 * t + corner]];
-            const int j = b->rank[b->tris[3 * t + (corner + 1) % 3]];
-            const int k = b->rank[b->tris[3 * t + (corner + 2) % 3]];
-            const int slot = W->tri_start[i] + at[i]++;
-            W->tri_jk[2 * slot] = j;
-            W->tri_jk[2 * slot + 1] = k;
-            W->tri_slot[2 * slot] = implicit_find_slot(W, i, j);
-            W->tri_slot[2 * slot + 1] = implicit_find_slot(W, i, k);
-        }
-    }
-    free(at);
-    return true;
-}
-
-psb_status body_prepare_implicit(psb_body *b, psb_error *err) {
-    if (b->implicit) {
-        return PSB_OK;
-    }
-    implicit_work *W = calloc(1, sizeof *W);
-    const size_t n = (size_t)b->n_pad;
-    bool ok = W && build_topology(b, W) && alloc3(W->y, n) && alloc3(W->gbuf[0], n) &&
-              alloc3(W->gbuf[1], n) && alloc3(W->d, n) && alloc3(W->r, n) && alloc3(W->z, n) &&
-              alloc3(W->p, n) && alloc3(W->q, n) && alloc3(W->xs, n) && alloc3(W->wv, n) &&
-              alloc3(W->cn, n) && alloc3(W->plane_n, n) && alloc3(W->xb, n) &&
-              alloc3(W->hist_x, n) && alloc3(W->hist_v, n) && alloc3(W->end_x, n) &&
-              alloc3(W->end_v, n) && alloc3(W->link_g, n);
-    if (ok) {
-        W->diag = calloc(6 * n, sizeof(double));
-        W->dinv = calloc(6 * n, sizeof(double));
-        W->sums = calloc((size_t)b->chunk_count * SUMS, sizeof(double));
-        W->plane_d = calloc(n, sizeof(double));
-        W->link_d = calloc(6 * n, sizeof(double));
-        ok = W->diag && W->dinv && W->sums && W->plane_d && W->link_d;
-    }
-    if (ok) {
-        bool no_memory = false;
-        W->mg = mg_create(b->n, W->adj_start, W->adj_other, &no_memory);
-        ok = !no_memory;
-    }
-    if (!ok) {
-        implicit_work_destroy(W);
-        return psb_error_set(err, PSB_ERR_NOMEM,
-                             "out of memory for the implicit solver of a body of %d points", b->n);
-    }
-    b->implicit = W;
-    return PSB_OK;
-}
-
-// Waits before (the sums are in) and after (nobody overwrites them while
-// another thread still reads).
-void implicit_reduce(const step_ctx *s, int count, double out[SUMS]) {
-    team_sync(s);
-    const double *sums = s->W->sums;
-    for (int k = 0; k < count; k++) {
-        out[k] = 0.0;
-    }
-    out[MAX_SLOT] = 0.0;
-    for (int ch = 0; ch < s->b->chunk_count; ch++) {
-        for (int k = 0; k < count; k++) {
-            out[k] += sums[ch * SUMS + k];
-        }
-        out[MAX_SLOT] = fmax(out[MAX_SLOT], sums[ch * SUMS + MAX_SLOT]);
-    }
-    team_sync(s);
-}
 
 // ---------------------------------------------------------------------------
 // The step.
@@ -290,11 +103,13 @@ static double body_largest_change(step_ctx *s) {
 }
 
 // The same over the group: the largest of its bodies'.
+static void change_body(group *g, int k, void *unused) {
+    (void)unused;
+    g->s[k].change = body_largest_change(&g->s[k]);
+}
+
 static double largest_change(group *g) {
-    BODIES_SIDE_BY_SIDE
-    for (int k = 0; k < g->count; k++) {
-        g->s[k].change = body_largest_change(&g->s[k]);
-    }
+    implicit_each_body(g, change_body, NULL);
     double most = 0.0;
     for (int k = 0; k < g->count; k++) {
         most = k == 0 ? g->s[k].change : fmax(most, g->s[k].change);
@@ -334,11 +149,12 @@ static double body_move_along(step_ctx *s, double alpha) {
 }
 
 // The same for every body of the group: the sum of the changes.
+static void move_body(group *g, int k, void *alpha) {
+    g->s[k].t[0] = body_move_along(&g->s[k], *(const double *)alpha);
+}
+
 static double move_along(group *g, double alpha) {
-    BODIES_SIDE_BY_SIDE
-    for (int k = 0; k < g->count; k++) {
-        g->s[k].t[0] = body_move_along(&g->s[k], alpha);
-    }
+    implicit_each_body(g, move_body, &alpha);
     double slope = 0.0;
     for (int k = 0; k < g->count; k++) {
         slope = k == 0 ? g->s[k].t[0] : slope + g->s[k].t[0];
@@ -494,47 +310,52 @@ static void place_guess(step_ctx *s, int guess) {
     }
 }
 
-// Copies every body's x into xs, the line search's base.
-static void keep_base(group *g) {
-    BODIES_SIDE_BY_SIDE
-    for (int k = 0; k < g->count; k++) {
-        const psb_body *b = g->s[k].b;
-        implicit_work *W = g->s[k].W;
-        const body_part *part = g->s[k].part;
-        for (int c = 0; c < 3; c++) {
-            for (int i = part->i0; i < part->i1; i++) {
-                W->xs[c][i] = b->x[c][i];
-            }
+// Body k's x into xs, the line search's base.
+static void keep_base_body(group *g, int k, void *unused) {
+    (void)unused;
+    const psb_body *b = g->s[k].b;
+    implicit_work *W = g->s[k].W;
+    const body_part *part = g->s[k].part;
+    for (int c = 0; c < 3; c++) {
+        for (int i = part->i0; i < part->i1; i++) {
+            W->xs[c][i] = b->x[c][i];
         }
     }
+}
+
+static void place_guess_body(group *g, int k, void *guess) {
+    place_guess(&g->s[k], *(const int *)guess);
 }
 
 static void place_guesses(group *g, int guess) {
-    BODIES_SIDE_BY_SIDE
-    for (int k = 0; k < g->count; k++) {
-        place_guess(&g->s[k], guess);
-    }
+    implicit_each_body(g, place_guess_body, &guess);
 }
 
-static void accept_evaluations(group *g) {
-    BODIES_SIDE_BY_SIDE
-    for (int k = 0; k < g->count; k++) {
-        accept_evaluation(&g->s[k]);
-    }
+static void accept_body(group *g, int k, void *unused) {
+    (void)unused;
+    accept_evaluation(&g->s[k]);
 }
 
-// x += sign shift on every body of the group.
-static void shift_bodies(group *g, const double shift[3], double sign) {
-    BODIES_SIDE_BY_SIDE
-    for (int k = 0; k < g->count; k++) {
-        psb_body *b = g->s[k].b;
-        const body_part *part = g->s[k].part;
-        for (int c = 0; c < 3; c++) {
-            for (int i = part->i0; i < part->i1; i++) {
-                b->x[c][i] += sign * shift[c];
-            }
+// A translation of every body of a group: x += sign shift.
+typedef struct translation {
+    const double *shift;
+    double sign;
+} translation;
+
+static void shift_body(group *g, int k, void *move) {
+    const translation *m = move;
+    psb_body *b = g->s[k].b;
+    const body_part *part = g->s[k].part;
+    for (int c = 0; c < 3; c++) {
+        for (int i = part->i0; i < part->i1; i++) {
+            b->x[c][i] += m->sign * m->shift[c];
         }
     }
+}
+
+static void shift_bodies(group *g, const double shift[3], double sign) {
+    translation move = {shift, sign};
+    implicit_each_body(g, shift_body, &move);
 }
 
 // The energy is invariant under a translation of the bodies, but for the
@@ -583,7 +404,7 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
     // step then lowers G, so the step ends no higher than x_n.
     evaluation at = implicit_group_evaluate(g, false);
     int best = 0;
-    keep_base(g);
+    implicit_each_body(g, keep_base_body, NULL);
     for (int guess = 1; guess <= 2; guess++) {
         place_guesses(g, guess);
         const evaluation e = implicit_group_evaluate(g, false);
@@ -594,12 +415,12 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
     }
     place_guesses(g, best);
     at = implicit_group_evaluate(g, true);
-    accept_evaluations(g);
+    implicit_each_body(g, accept_body, NULL);
     int newton = 0, cg = 0;
     double change = 0.0, first_change = 0.0; // Newton steps' largest velocity change, m/s
     bool converged = false;
-    // Each body's budget of iterations, pooled: one iteration of the
-    // group's is one of each of its bodies'.
+    // The bodies' caps of iterations added up (each iteration of the
+    // group's runs over all its bodies).
     const int budget = p->solver_iterations * g->count;
     while (!converged && newton < NEWTON_MAX && cg < budget) {
         // Inexact Newton: the first solve loose, the later ones tighter as
@@ -636,7 +457,7 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
             const double cap = LONGEST_MOVE * s->b->rest_size;
             alpha = s->longest > cap ? fmin(alpha, cap / s->longest) : alpha;
         }
-        keep_base(g);
+        implicit_each_body(g, keep_base_body, NULL);
         bool accepted = false;
         for (int tries = 0; tries < BACKTRACK_MAX; tries++, alpha *= 0.5) {
             const double slope = move_along(g, alpha);
@@ -654,7 +475,7 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
             if (trial.energy <= at.energy + ARMIJO * slope ||
                 (in_noise && trial.residual < at.residual)) {
                 at = trial;
-                accept_evaluations(g);
+                implicit_each_body(g, accept_body, NULL);
                 accepted = true;
                 converged = solved && change <= p->solver_tol;
                 break;
@@ -678,7 +499,7 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
                     g->s[k].clamp = true;
                 }
                 at = implicit_group_evaluate(g, true);
-                accept_evaluations(g);
+                implicit_each_body(g, accept_body, NULL);
                 continue;
             }
             implicit_group_evaluate(g, false);
@@ -797,6 +618,27 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
     }
 }
 
+// Where a group's sub-step starts: its bodies, their scratch slots, t and h.
+typedef struct group_start {
+    const psb_world *w;
+    const int *bodies;
+    int slot;
+    double t, h;
+} group_start;
+
+static void begin_group_body(group *g, int k, void *at) {
+    const group_start *a = at;
+    psb_body *b = a->w->bodies[a->bodies[k]];
+    a->w->group_part[a->slot + k] = body_whole(b);
+    g->s[k] = begin_body(b, a->w, &a->w->group_part[a->slot + k], a->t, a->h);
+    g->s[k].linked = g->link_count > 0;
+}
+
+static void end_group_body(group *g, int k, void *unused) {
+    (void)unused;
+    end_body(&g->s[k]);
+}
+
 void implicit_group_step(const psb_world *w, const int *bodies, int count, int slot,
                          const int *link, int link_count, double t, double h, int threads) {
     psb_profile *prof = w->bodies[bodies[0]]->profile;
@@ -809,35 +651,14 @@ void implicit_group_step(const psb_world *w, const int *bodies, int count, int s
                  .pushing = w->link_pushing,
                  .threads = threads};
     group *g = &all;
-    BODIES_SIDE_BY_SIDE
-    for (int k = 0; k < count; k++) {
-        psb_body *b = w->bodies[bodies[k]];
-        w->group_part[slot + k] = body_whole(b);
-        g->s[k] = begin_body(b, w, &w->group_part[slot + k], t, h);
-        g->s[k].linked = link_count > 0;
-    }
+    group_start start_at = {w, bodies, slot, t, h};
+    implicit_each_body(g, begin_group_body, &start_at);
     for (int k = 0; k < count; k++) {
         g->mass += w->bodies[bodies[k]]->params.mass;
     }
     solve_and_report(g);
-    BODIES_SIDE_BY_SIDE
-    for (int k = 0; k < count; k++) {
-        end_body(&g->s[k]);
-    }
+    implicit_each_body(g, end_group_body, NULL);
     if (prof) {
         prof->integrate += profile_now() - start;
     }
-}
-
-bool implicit_group_reserve(psb_world *w, int bodies) {
-    const size_t room = (size_t)(bodies > 0 ? bodies : 1);
-    step_ctx *ctx = realloc(w->group_ctx, room * sizeof *ctx);
-    if (ctx) {
-        w->group_ctx = ctx;
-    }
-    body_part *part = realloc(w->group_part, room * sizeof *part);
-    if (part) {
-        w->group_part = part;
-    }
-    return ctx && part;
 }

@@ -264,35 +264,94 @@ static double link_times(const group *g) {
 // z = (the preconditioner) r on every body of the group; returns r . z
 // with each body's rank-one term by Sherman-Morrison (each body's sigma
 // (w . r) into its sigma_wr), and whether every body's largest |z| is
-// within floor (m/s over its step) into *within.
+// within floor (m/s over its step) into *within (unless NULL).
+static void precondition_body(group *g, int k, void *unused) {
+    (void)unused;
+    precondition(&g->s[k]);
+    implicit_reduce(&g->s[k], 3, g->s[k].t);
+}
+
 static double precondition_all(group *g, double floor, bool *within) {
-    BODIES_SIDE_BY_SIDE
-    for (int k = 0; k < g->count; k++) {
-        precondition(&g->s[k]);
-        implicit_reduce(&g->s[k], 3, g->s[k].t);
-    }
+    implicit_each_body(g, precondition_body, NULL);
     double rz = 0.0;
-    *within = true;
+    bool all_within = true;
     for (int k = 0; k < g->count; k++) {
         step_ctx *s = &g->s[k];
         const double *t = s->t;
         s->sigma_wr = s->sigma * t[0];
         const double rz_k = t[1] - s->sigma * t[0] * t[0]; // r . (D + c g g^T)^-1 r
         rz = k == 0 ? rz_k : rz + rz_k;
-        *within = *within && sqrt(t[MAX_SLOT]) <= floor * s->h;
+        all_within = all_within && sqrt(t[MAX_SLOT]) <= floor * s->h;
+    }
+    if (within) {
+        *within = all_within;
     }
     return rz;
 }
 
 // p = z - sigma (w . r) w + beta p on every body, and each body's g . p.
+static void new_direction_body(group *g, int k, void *beta) {
+    step_ctx *s = &g->s[k];
+    double t[SUMS];
+    new_direction(s, s->sigma_wr, *(const double *)beta);
+    implicit_reduce(s, 1, t);
+    s->gp = t[0];
+}
+
 static void new_directions(group *g, double beta) {
-    BODIES_SIDE_BY_SIDE
-    for (int k = 0; k < g->count; k++) {
-        step_ctx *s = &g->s[k];
-        double t[SUMS];
-        new_direction(s, s->sigma_wr, beta);
-        implicit_reduce(s, 1, t);
-        s->gp = t[0];
+    implicit_each_body(g, new_direction_body, &beta);
+}
+
+// d = 0 and r = -grad G at the iterate on body k; its multigrid's levels
+// made from its blocks (filtered first where points touch a collider).
+static void start_body(group *g, int k, void *unused) {
+    (void)unused;
+    step_ctx *s = &g->s[k];
+    implicit_work *W = s->W;
+    const body_part *part = s->part;
+    double *const *gr = iterate_gradient(s);
+    for (int c = 0; c < 3; c++) {
+        for (int i = part->i0; i < part->i1; i++) {
+            W->d[c][i] = 0.0;
+            W->r[c][i] = -gr[c][i];
+        }
+    }
+    if (W->mg && s->use_mg) {
+        if (s->touching) {
+            team_sync(s); // every point's constraint is known
+            filter_blocks(s);
+        }
+        team_sync(s); // every point's blocks are in
+        mg_assemble(W->mg, W->diag, W->adj_b, s->b->grad, W->cn, s->curvature, s->b->inv_mass,
+                    part);
+    }
+}
+
+static void hessian_body(group *g, int k, void *unused) {
+    (void)unused;
+    hessian_times(&g->s[k], g->s[k].gp);
+    implicit_reduce(&g->s[k], 1, g->s[k].t);
+}
+
+// Negative curvature met at iteration *it: at the first, the point
+// preconditioner's direction.
+static void negative_body(group *g, int k, void *it) {
+    if (*(const int *)it == 1) {
+        point_direction(&g->s[k]);
+    }
+    g->s[k].negative = true;
+}
+
+// d += alpha p, r -= alpha q.
+static void advance_body(group *g, int k, void *alpha) {
+    const double a = *(const double *)alpha;
+    implicit_work *W = g->s[k].W;
+    const body_part *part = g->s[k].part;
+    for (int c = 0; c < 3; c++) {
+        for (int i = part->i0; i < part->i1; i++) {
+            W->d[c][i] += a * W->p[c][i];
+            W->r[c][i] -= a * W->q[c][i];
+        }
     }
 }
 
@@ -311,28 +370,7 @@ int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bo
     for (int k = 0; k < g->count; k++) {
         multigrid = multigrid || (g->s[k].W->mg && g->s[k].use_mg);
     }
-    BODIES_SIDE_BY_SIDE
-    for (int k = 0; k < g->count; k++) {
-        step_ctx *s = &g->s[k];
-        implicit_work *W = s->W;
-        const body_part *part = s->part;
-        double *const *gr = iterate_gradient(s);
-        for (int c = 0; c < 3; c++) {
-            for (int i = part->i0; i < part->i1; i++) {
-                W->d[c][i] = 0.0;
-                W->r[c][i] = -gr[c][i];
-            }
-        }
-        if (W->mg && s->use_mg) {
-            if (s->touching) {
-                team_sync(s); // every point's constraint is known
-                filter_blocks(s);
-            }
-            team_sync(s); // every point's blocks are in
-            mg_assemble(W->mg, W->diag, W->adj_b, s->b->grad, W->cn, s->curvature, s->b->inv_mass,
-                        part);
-        }
-    }
+    implicit_each_body(g, start_body, NULL);
     double rz = precondition_all(g, floor, solved);
     if (*solved) {
         return 0;
@@ -344,11 +382,7 @@ int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bo
     new_directions(g, 0.0);
     int it = 0;
     while (it < cap) {
-        BODIES_SIDE_BY_SIDE
-        for (int k = 0; k < g->count; k++) {
-            hessian_times(&g->s[k], g->s[k].gp);
-            implicit_reduce(&g->s[k], 1, g->s[k].t);
-        }
+        implicit_each_body(g, hessian_body, NULL);
         double pq = 0.0;
         for (int k = 0; k < g->count; k++) {
             pq = k == 0 ? g->s[k].t[0] : pq + g->s[k].t[0];
@@ -362,29 +396,12 @@ int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bo
             // yet, take the point preconditioner's direction (descent for
             // sure) and let the line search size it; else keep what was
             // found, which lowers the model.
-            BODIES_SIDE_BY_SIDE
-            for (int k = 0; k < g->count; k++) {
-                if (it == 1) {
-                    point_direction(&g->s[k]);
-                }
-                g->s[k].negative = true;
-            }
+            implicit_each_body(g, negative_body, &it);
             break;
         }
-        const double alpha = rz / pq;
-        BODIES_SIDE_BY_SIDE
-        for (int k = 0; k < g->count; k++) {
-            implicit_work *W = g->s[k].W;
-            const body_part *part = g->s[k].part;
-            for (int c = 0; c < 3; c++) {
-                for (int i = part->i0; i < part->i1; i++) {
-                    W->d[c][i] += alpha * W->p[c][i];
-                    W->r[c][i] -= alpha * W->q[c][i];
-                }
-            }
-        }
-        bool within;
-        const double rz_new = precondition_all(g, floor, &within);
+        double alpha = rz / pq;
+        implicit_each_body(g, advance_body, &alpha);
+        const double rz_new = precondition_all(g, floor, NULL);
         if (!(rz_new > 0.0)) {
             if (multigrid) {
                 return -1;

@@ -528,7 +528,7 @@ static void sym_add_normal(double *S, const double n[3], double a) {
 
 // Link l's (x_p - q) . n - hold at the bodies' positions: below 0, it
 // pushes p out along n and the feature's corners in.
-double implicit_link_gap(const psb_world *w, const solve_link *l) {
+static double link_gap(const psb_world *w, const solve_link *l) {
     const psb_body *A = w->bodies[l->a], *B = w->bodies[l->b];
     double gap = -l->hold;
     for (int c = 0; c < 3; c++) {
@@ -556,7 +556,7 @@ static double link_terms(const group *g) {
     double energy = 0.0;
     for (int m = 0; m < g->link_count; m++) {
         const solve_link *l = &g->links[g->link[m]];
-        const double gap = implicit_link_gap(w, l);
+        const double gap = link_gap(w, l);
         g->pushing[g->link[m]] = gap < 0.0;
         if (!(gap < 0.0)) {
             continue;
@@ -582,15 +582,16 @@ static double link_terms(const group *g) {
     return energy;
 }
 
+static void evaluate_body(group *g, int k, void *with_derivatives) {
+    g->s[k].eval = implicit_evaluate(&g->s[k], *(const bool *)with_derivatives);
+}
+
 evaluation implicit_group_evaluate(group *g, bool with_derivatives) {
     if (g->count == 1 && g->link_count == 0) {
         return implicit_evaluate(&g->s[0], with_derivatives);
     }
     evaluation all = {link_terms(g), 0.0, {0.0, 0.0, 0.0}, false};
-    BODIES_SIDE_BY_SIDE
-    for (int k = 0; k < g->count; k++) {
-        g->s[k].eval = implicit_evaluate(&g->s[k], with_derivatives);
-    }
+    implicit_each_body(g, evaluate_body, &with_derivatives);
     double res2 = 0.0;
     for (int k = 0; k < g->count; k++) {
         const evaluation e = g->s[k].eval;

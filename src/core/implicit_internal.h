@@ -126,16 +126,8 @@ typedef struct group {
     int threads;            // the bodies' own work runs side by side on this many threads
 } group;
 
-// The loop over a group's bodies that follows runs side by side on
-// g->threads threads (a group `g` in scope): each body's work on one thread,
-// its sums kept with it and added up in body order after the loop, so that
-// any count gives the same bits.
-#ifdef _OPENMP
-#define BODIES_SIDE_BY_SIDE                                                                        \
-    _Pragma("omp parallel for num_threads(g->threads) schedule(dynamic) if (g->threads > 1)")
-#else
-#define BODIES_SIDE_BY_SIDE
-#endif
+// One body's share of a group's work: body k of g, with the caller's arg.
+typedef void body_work(group *g, int k, void *arg);
 
 // The gradient of G at the iterate, N.
 static inline double *const *iterate_gradient(const step_ctx *s) {
@@ -235,6 +227,11 @@ static inline bool is_free(const psb_body *b, int i) {
 // Across the files.
 
 // implicit.c
+/// Runs work on each body of g: side by side on g->threads threads when it
+/// has more than one (each body's work on one thread: its sums kept with it
+/// and added up in body order afterwards, so that any count gives the same
+/// bits), else in order on this thread.
+void implicit_each_body(group *g, body_work *work, void *arg);
 /// The slot of point i's spring to j, or -1.
 int implicit_find_slot(const implicit_work *W, int i, int j);
 /// After every thread has filed its chunks' partial sums 0..count-1 (and
@@ -257,9 +254,6 @@ void implicit_sphere_response(const step_ctx *s);
 /// G at b->x: energy, residual, gradient (into the buffer that is not the
 /// iterate's), and with_derivatives the blocks for the conjugate gradients.
 evaluation implicit_evaluate(step_ctx *s, bool with_derivatives);
-/// Link l's (x_p - q) . n - hold at the bodies' positions, m: below 0, it
-/// pushes.
-double implicit_link_gap(const psb_world *w, const solve_link *l);
 /// The same for a group: each body's, the links' energy, gradient and
 /// blocks added (one body alone: its own evaluation, the same bits).
 evaluation implicit_group_evaluate(group *g, bool with_derivatives);

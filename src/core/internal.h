@@ -281,6 +281,8 @@ void body_hold_pins(psb_body *b, int i0, int i1);
 int body_pin_slot(const psb_body *b, int k);
 
 // world.c
+/// How many threads body b's own step gets (1 below 4096 points).
+int world_body_threads(const psb_world *w, const psb_body *b);
 /// Body `body` of w (asserts that the id is in range).
 psb_body *world_body(const psb_world *w, int body);
 /// Asserts that point is one of b's (public) point indices.
@@ -365,9 +367,13 @@ bool contact_step(psb_world *w);
 /// solve): psb_params.contact_solve with body contact and a solved
 /// integrator, and two bodies or more.
 bool world_solves_contact(const psb_world *w);
+// world_groups.c
 /// Room for the groups of `bodies` bodies and `links` links (false: no
 /// memory; what was there is kept).
 bool world_reserve_groups(psb_world *w, int bodies, int links);
+/// Every body's sub-steps of one world step with contact inside the solve
+/// (world.c runs the guard after).
+void world_step_together(psb_world *w);
 /// The links of a solved sub-step of h into w->links (docs/contact.md);
 /// false when they outgrew it (twice the points): the rest were left.
 bool contact_find_links(psb_world *w, double h);

@@ -188,7 +188,8 @@ int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
                               w->params.threads) ||
         !world_reserve_groups(w, w->body_count + 1, room)) {
         body_destroy(b);
-        psb_error_set(err, PSB_ERR_NOMEM, "out of memory for the contacts of %ld points", points);
+        psb_error_set(err, PSB_ERR_NOMEM,
+                      "out of memory for the contacts (and links) of %ld points", points);
         return -1;
     }
     b->profile = w->profiling ? &w->profile : NULL;
@@ -418,15 +419,17 @@ static verdict step_body_threaded(psb_world *w, psb_body *b, int threads) {
 }
 #endif
 
+int world_body_threads(const psb_world *w, const psb_body *b) {
 #ifdef _OPENMP
-// How many threads body b's step gets.
-static int body_threads(const psb_world *w, const psb_body *b) {
     if (w->params.threads > 1 && b->n >= PARALLEL_MIN_POINTS) {
         return w->params.threads < b->chunk_count ? w->params.threads : b->chunk_count;
     }
+#else
+    (void)w;
+    (void)b;
+#endif
     return 1;
 }
-#endif
 
 // Puts body b back after a blow-up: first the last good state at rest; if
 // the very next step blows up again, the state as created.
@@ -482,7 +485,7 @@ static void step_bodies(psb_world *w) {
     int small = 0;
     for (int k = 0; k < w->body_count; k++) {
 #ifdef _OPENMP
-        const int threads = body_threads(w, w->bodies[k]);
+        const int threads = world_body_threads(w, w->bodies[k]);
 #else
         const int threads = 1;
 #endif
@@ -496,7 +499,7 @@ static void step_bodies(psb_world *w) {
     if (small > 1 && p->threads > 1 && !w->profiling) {
 #pragma omp parallel for num_threads(p->threads) schedule(dynamic)
         for (int k = 0; k < w->body_count; k++) {
-            if (body_threads(w, w->bodies[k]) == 1) {
+            if (world_body_threads(w, w->bodies[k]) == 1) {
                 step_body(w, w->bodies[k], 1);
             }
         }
@@ -505,7 +508,7 @@ static void step_bodies(psb_world *w) {
 #endif
     for (int k = 0; small > 0 && k < w->body_count; k++) {
 #ifdef _OPENMP
-        if (body_threads(w, w->bodies[k]) > 1) {
+        if (world_body_threads(w, w->bodies[k]) > 1) {
             continue;
         }
 #endif
@@ -513,243 +516,18 @@ static void step_bodies(psb_world *w) {
     }
 }
 
-bool world_solves_contact(const psb_world *w) {
-    const psb_params *p = &w->params;
-    return p->contact_solve && p->body_contact && psb_integrator_is_implicit(p->integrator) &&
-           w->body_count >= 2;
-}
-
-bool world_reserve_groups(psb_world *w, int bodies, int links) {
-    if (!implicit_group_reserve(w, bodies)) {
-        return false;
-    }
-    int *group_of = realloc(w->group_of, (size_t)bodies * sizeof *group_of);
-    if (group_of) {
-        w->group_of = group_of;
-    }
-    int *order = realloc(w->group_index, (size_t)bodies * sizeof *order);
-    if (order) {
-        w->group_index = order;
-    }
-    int *start = realloc(w->group_start, 2 * ((size_t)bodies + 1) * sizeof *start);
-    if (start) {
-        w->group_start = start;
-    }
-    if (!order || !start) {
-        return false;
-    }
-    int *member = realloc(w->group_member, (size_t)bodies * sizeof *member);
-    if (member) {
-        w->group_member = member;
-    }
-    if (!group_of || !member) {
-        return false;
-    }
-    if (links > w->link_capacity) {
-        solve_link *all = realloc(w->links, (size_t)links * sizeof *all);
-        if (all) {
-            w->links = all;
-        }
-        int *index = realloc(w->group_link, (size_t)links * sizeof *index);
-        if (index) {
-            w->group_link = index;
-        }
-        unsigned char *pushing = realloc(w->link_pushing, (size_t)links);
-        if (pushing) {
-            w->link_pushing = pushing;
-        }
-        if (!all || !index || !pushing) {
-            return false;
-        }
-        w->link_capacity = links;
-    }
-    return true;
-}
-
-// The root of body k's set (union-find, halving the paths).
-static int root_of(int *parent, int k) {
-    while (parent[k] != k) {
-        parent[k] = parent[parent[k]];
-        k = parent[k];
-    }
-    return k;
-}
-
-#ifdef _OPENMP
-// One sub-step of h from t of body b alone, shared by `threads` threads.
-static void substep_body_threaded(psb_world *w, psb_body *b, int threads, double t, double h) {
-#pragma omp parallel num_threads(threads)
-    {
-        const body_part part =
-            body_share(b, omp_get_thread_num(), omp_get_num_threads(), w->barrier);
-        body_integrate(b, w, &part, t, h);
-    }
-}
-#endif
-
-// The groups of this sub-step from the links (union-find): each group's
-// bodies in increasing index as one run of group_member, its links in the
-// order found as one run of group_link, group g's runs starting at
-// group_start[2 g] and group_start[2 g + 1] (the next group's starts end
-// them); groups in order of their first body. Returns how many.
-static int make_groups(psb_world *w) {
-    int *root = w->group_of, *start = w->group_start;
-    for (int k = 0; k < w->body_count; k++) {
-        root[k] = k;
-    }
-    for (int l = 0; l < w->link_count; l++) {
-        const int ra = root_of(root, w->links[l].a), rb = root_of(root, w->links[l].b);
-        root[ra > rb ? ra : rb] = ra < rb ? ra : rb;
-    }
-    int groups = 0;
-    for (int k = 0; k < w->body_count; k++) {
-        root[k] = root_of(root, k); // a root is its group's first body
-        if (root[k] == k) {
-            start[2 * groups] = 0;     // members, counted
-            start[2 * groups + 1] = 0; // links, counted
-            w->group_index[k] = groups++;
-        }
-        start[2 * w->group_index[root[k]]]++;
-    }
-    for (int l = 0; l < w->link_count; l++) {
-        start[2 * w->group_index[root[w->links[l].a]] + 1]++;
-    }
-    // Counts into starts, then fill (each start moving to its end).
-    int members = 0, links = 0;
-    for (int g = 0; g < groups; g++) {
-        const int m = start[2 * g], n = start[2 * g + 1];
-        start[2 * g] = members;
-        start[2 * g + 1] = links;
-        members += m;
-        links += n;
-    }
-    start[2 * groups] = members;
-    start[2 * groups + 1] = links;
-    for (int k = 0; k < w->body_count; k++) {
-        w->group_member[start[2 * w->group_index[root[k]]]++] = k;
-    }
-    for (int l = 0; l < w->link_count; l++) {
-        w->group_link[start[2 * w->group_index[root[w->links[l].a]] + 1]++] = l;
-    }
-    for (int g = groups; g > 0; g--) { // back to the starts
-        start[2 * g] = start[2 * g - 2];
-        start[2 * g + 1] = start[2 * g - 1];
-    }
-    start[0] = start[1] = 0;
-    return groups;
-}
-
-// The threads group g shares between its bodies' work (1: it runs on one
-// thread, beside the other groups): a large body alone, as for its own step;
-// a group of bodies with 4096 points and up between them, each body's work
-// on one of them (not while profiling: the stage timers are shared).
-static int group_threads(const psb_world *w, int g) {
-#ifdef _OPENMP
-    const int first = w->group_start[2 * g], count = w->group_start[2 * g + 2] - first;
-    if (count == 1) {
-        return body_threads(w, w->bodies[w->group_member[first]]);
-    }
-    long points = 0;
-    for (int k = 0; k < count; k++) {
-        points += w->bodies[w->group_member[first + k]]->n;
-    }
-    const int threads = w->params.threads < count ? w->params.threads : count;
-    return points >= PARALLEL_MIN_POINTS && !w->profiling ? threads : 1;
-#else
-    (void)w;
-    (void)g;
-    return 1;
-#endif
-}
-
-// One sub-step of h from t of group g on `threads` threads: a body alone as
-// in its own step, bodies joined by links solved together.
-static void step_group(psb_world *w, int g, double t, double h, int threads) {
-    const int *start = w->group_start;
-    const int first = start[2 * g], count = start[2 * g + 2] - first;
-    if (count == 1) {
-        psb_body *b = w->bodies[w->group_member[first]];
-#ifdef _OPENMP
-        if (threads > 1) {
-            substep_body_threaded(w, b, threads, t, h);
-            return;
-        }
-#endif
-        const body_part whole = body_whole(b);
-        body_integrate(b, w, &whole, t, h);
-        return;
-    }
-    const int links = start[2 * g + 1];
-    implicit_group_step(w, w->group_member + first, count, first, w->group_link + links,
-                        start[2 * g + 3] - links, t, h, threads);
-}
-
-// Every body's sub-steps of one world step with contact inside the solve:
-// at the start of each sub-step the links between bodies are found, the
-// bodies they join put into groups (union-find), and each group solved in
-// one G (implicit.c); then the guard as for any step.
-static void step_together(psb_world *w) {
-    const psb_params *p = &w->params;
-    const double h = p->dt / p->substeps;
-    for (int k = 0; k < w->body_count; k++) {
-        w->bodies[k]->solver = (psb_solver_report){0, 0, 0.0, 0.0, true};
-    }
-    for (int s = 0; s < p->substeps; s++) {
-        const double t = w->time + s * h;
-        const double found_from = w->profiling ? profile_now() : 0.0;
-        if (!contact_find_links(w, h)) {
-            snprintf(w->last_event, sizeof w->last_event,
-                     "more links between bodies at t = %.4g s than their list holds (twice the "
-                     "points): the rest were left out of the solve",
-                     t);
-        }
-        const int groups = make_groups(w);
-        if (w->profiling) {
-            w->profile.contact += profile_now() - found_from; // finding the links is contact's
-        }
-        // The large groups first, each on all the threads; then the rest
-        // side by side, one thread each. Groups share no body and no link:
-        // the same bits either way.
-        int left = 0;
-        for (int g = 0; g < groups; g++) {
-            const int threads = group_threads(w, g);
-            if (threads > 1) {
-                step_group(w, g, t, h, threads);
-            } else {
-                left++;
-            }
-        }
-#ifdef _OPENMP
-        if (left > 1 && p->threads > 1 && !w->profiling) {
-#pragma omp parallel for num_threads(p->threads) schedule(dynamic)
-            for (int g = 0; g < groups; g++) {
-                if (group_threads(w, g) == 1) {
-                    step_group(w, g, t, h, 1);
-                }
-            }
-            continue;
-        }
-#endif
-        for (int g = 0; g < groups; g++) {
-            if (left > 0 && group_threads(w, g) == 1) {
-                step_group(w, g, t, h, 1);
-            }
-        }
-    }
-    for (int k = 0; k < w->body_count; k++) {
-        psb_body *b = w->bodies[k];
-        const verdict v = step_body_serial(w, b, true);
-        b->blow_point = v.point;
-        b->blow_nan = v.nan;
-        b->blow_d2 = v.d2;
-    }
-}
-
 int psb_world_step(psb_world *w) {
     const psb_params *p = &w->params;
     contact_begin_step(w);
     if (world_solves_contact(w)) {
-        step_together(w);
+        world_step_together(w); // world_groups.c
+        for (int k = 0; k < w->body_count; k++) {
+            psb_body *b = w->bodies[k];
+            const verdict v = step_body_serial(w, b, true); // the guard
+            b->blow_point = v.point;
+            b->blow_nan = v.nan;
+            b->blow_d2 = v.d2;
+        }
     } else {
         step_bodies(w);
     }

@@ -516,12 +516,16 @@ static void push_out_touched(psb_model *m) {
 // The positions: C = (p - q) . n - δ, with q from the corners where they
 // are now; if C < 0, λ = -C / W moves p by w_p λ n and each corner by
 // -w_i β_i λ n, which makes C = 0, and each velocity by its move over dt
-// (as a change of velocity over the step would have moved it).
-static void push_apart(psb_model *m) {
+// (as a change of velocity over the step would have moved it). self_only:
+// a body's contacts with itself only.
+static void push_apart(psb_model *m, bool self_only) {
     const double delta = m->params.contact_thickness, dt = m->params.dt;
     for (int pass = 0; pass < POSITION_PASSES; pass++) {
         for (int k = 0; k < m->contact_count; k++) {
             model_contact *c = &m->contacts[k];
+            if (self_only && c->a != c->b) {
+                continue;
+            }
             model_body *A = m->bodies[c->a], *B = m->bodies[c->b];
             const double W = contact_give(m, c);
             if (!(W > 0.0)) {
@@ -646,10 +650,13 @@ void model_body_contact(psb_model *m) {
             b->x_found[i] = b->x[i];
         }
     }
-    // With contact inside the solve, the links have moved the points out
-    // (at RECOVERY_SPEED at most): the stage sets the velocities only.
-    if (!model_solves_contact(m)) {
-        push_apart(m);
+    // With contact inside the solve, the links have moved the points out of
+    // other bodies (at RECOVERY_SPEED at most): the stage pushes only a
+    // body's contacts with itself (a link joins two bodies), and sets the
+    // velocities.
+    const bool solving = model_solves_contact(m);
+    if (!solving || m->params.self_contact) {
+        push_apart(m, solving);
     }
     bounce(m);
     carry_history(m);
