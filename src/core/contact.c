@@ -1270,10 +1270,24 @@ static bool find_pair_links(psb_world *w, int ia, int ib, double h, search *out)
     return true;
 }
 
+// Whether body a's points look for links on body b's surface in a sub-step
+// of h (their boxes within reach of each other), once the boxes are known.
+static bool pair_links_near(const psb_world *w, int ia, int ib, double h) {
+    const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
+    if (ia == ib || !takes_part(a) || !takes_part(b) || b->touch->elements == 0 ||
+        (a->kind == PSB_RING) != (b->kind == PSB_RING) || !isfinite(a->touch->fastest) ||
+        !isfinite(b->touch->fastest)) {
+        return false;
+    }
+    const double R = w->params.contact_thickness +
+                     2.0 * h * (a->touch->fastest + b->touch->fastest) +
+                     2.0 * fabs(w->params.gravity) * h * h;
+    return !boxes_apart(a->touch->lo, a->touch->hi, b->touch->lo, b->touch->hi, R);
+}
+
 bool contact_find_links(psb_world *w, double h) {
     w->link_count = 0;
-    // Each surface's box, fastest point, normals and grid where the
-    // sub-step starts (the stage makes its own again after the step).
+    // Each body's box and fastest point where the sub-step starts.
     for (int k = 0; k < w->body_count; k++) {
         psb_body *b = w->bodies[k];
         if (!takes_part(b)) {
@@ -1293,12 +1307,19 @@ bool contact_find_links(psb_world *w, double h) {
         cb->fastest = sqrt(fastest2);
         if (!vec_finite(lo) || !vec_finite(hi) || !isfinite(cb->fastest)) {
             cb->fastest = NAN; // blown up in an earlier sub-step: the guard's, not ours
-            continue;
         }
-        if (cb->elements > 0) {
-            surface_normals(cb, b);
-            surface_grid(cb, b);
-            cb->prepared = -1;
+    }
+    // The normals and grid of the surfaces that will be searched only (the
+    // stage makes its own again after the step).
+    for (int ib = 0; ib < w->body_count; ib++) {
+        for (int ia = 0; ia < w->body_count; ia++) {
+            if (pair_links_near(w, ia, ib, h)) {
+                contact_body *cb = w->bodies[ib]->touch;
+                surface_normals(cb, w->bodies[ib]);
+                surface_grid(cb, w->bodies[ib]);
+                cb->prepared = -1;
+                break;
+            }
         }
     }
     struct contact_list *list = w->contacts;
@@ -1307,19 +1328,10 @@ bool contact_find_links(psb_world *w, double h) {
                   .stamp = list->stamp,
                   .stamp_size = list->stamp_size,
                   .query = list->query};
-    const double fall = 2.0 * fabs(w->params.gravity) * h * h;
     bool whole = true;
     for (int ia = 0; ia < w->body_count && whole; ia++) {
         for (int ib = 0; ib < w->body_count && whole; ib++) {
-            const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
-            if (ia == ib || !takes_part(a) || !takes_part(b) || b->touch->elements == 0 ||
-                (a->kind == PSB_RING) != (b->kind == PSB_RING) || !isfinite(a->touch->fastest) ||
-                !isfinite(b->touch->fastest)) {
-                continue;
-            }
-            const double R = w->params.contact_thickness +
-                             2.0 * h * (a->touch->fastest + b->touch->fastest) + fall;
-            if (!boxes_apart(a->touch->lo, a->touch->hi, b->touch->lo, b->touch->hi, R)) {
+            if (pair_links_near(w, ia, ib, h)) {
                 whole = find_pair_links(w, ia, ib, h, &one);
             }
         }
