@@ -25,7 +25,8 @@
 // point), plus the gas's rank-one (nRT / V^2) g g^T, g = dV/dx, applied as
 // g (g . p). A compressed spring makes its lateral term negative: once the
 // conjugate gradients meet negative curvature or a line search fails, that
-// term is clamped at 0 for the rest of the sub-step. The preconditioner is
+// term is clamped at 0 for the rest of the sub-step (in a group with links,
+// until the clamped model proves too stiff: EXACT_RATIO). The preconditioner is
 // an additive multigrid (implicit_mg.c), or, for small bodies and when that
 // fails, each point's own block with the rank-one term by Sherman-Morrison:
 // (D + c g g^T)^-1 r = D^-1 r - c D^-1 g (g . D^-1 r) / (1 + c g . D^-1 g).
@@ -66,6 +67,13 @@ enum {
 
 // Armijo's sufficient decrease: G(x + a d) <= G(x) + ARMIJO a grad G . d.
 #define ARMIJO 1e-4
+// A group with links goes back to the exact Hessian, compressed springs'
+// lateral term unclamped, after a full step on the clamped one lowered G by
+// more than this times what its quadratic model predicted: the clamp then
+// holds the model stiffer than G (bodies pressed on each other compress
+// many springs), and its steps fall short, one after another. Until an
+// exact step needs a shorter move, Newton goes on with the exact blocks.
+#define EXACT_RATIO 1.1
 // Inexact Newton: the conjugate gradients reduce the error's energy by
 // ETA^2 at most.
 #define ETA 0.25
@@ -419,6 +427,9 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
     int newton = 0, cg = 0;
     double change = 0.0, first_change = 0.0; // Newton steps' largest velocity change, m/s
     bool converged = false;
+    // Trust in the exact blocks (see EXACT_RATIO): wanted for the next
+    // evaluation, and held by the one the current direction came from.
+    bool exact = false, direction_exact = false;
     // The bodies' caps of iterations added up (each iteration of the
     // group's runs over all its bodies).
     const int budget = p->solver_iterations * g->count;
@@ -438,6 +449,7 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
             used = implicit_conjugate_gradients(g, eta, floor, left, &solved);
         }
         cg += used;
+        direction_exact = first->exact;
         if (used == 0 && solved) {
             converged = true;
             change = 0.0;
@@ -466,6 +478,9 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
                 // shorter move reaches fewer of them.
                 continue;
             }
+            for (int k = 0; k < g->count; k++) {
+                g->s[k].exact = exact;
+            }
             const evaluation trial = implicit_group_evaluate(g, true);
             // Near the solution the decrease falls below G's rounding (G is a
             // sum of energies of order J; the decrease, of order residual^2
@@ -474,6 +489,17 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
             const bool in_noise = -slope < noise && trial.energy <= at.energy + noise;
             if (trial.energy <= at.energy + ARMIJO * slope ||
                 (in_noise && trial.residual < at.residual)) {
+                if (g->link_count > 0 && first->clamp) {
+                    // The decrease against the model's, alpha (1 - alpha / 2)
+                    // grad G . d with d^T H d = -grad G . d (conjugate
+                    // gradients from 0), slope = alpha grad G . d.
+                    const double ratio = (trial.energy - at.energy) / (slope * (1.0 - 0.5 * alpha));
+                    if (direction_exact) {
+                        exact = alpha == 1.0;
+                    } else if (alpha == 1.0 && ratio > EXACT_RATIO) {
+                        exact = true;
+                    }
+                }
                 at = trial;
                 implicit_each_body(g, accept_body, NULL);
                 accepted = true;
@@ -491,12 +517,15 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
             for (int k = 0; k < g->count; k++) {
                 multigrid = multigrid || (g->s[k].W->mg && g->s[k].use_mg);
             }
-            if (!first->clamp || multigrid) {
+            if (!first->clamp || direction_exact || multigrid) {
+                const bool was_clamped = first->clamp && !direction_exact;
+                exact = false;
                 for (int k = 0; k < g->count; k++) {
-                    if (first->clamp) {
+                    if (was_clamped) {
                         g->s[k].use_mg = false;
                     }
                     g->s[k].clamp = true;
+                    g->s[k].exact = false;
                 }
                 at = implicit_group_evaluate(g, true);
                 implicit_each_body(g, accept_body, NULL);

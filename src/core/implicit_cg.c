@@ -310,6 +310,7 @@ static void start_body(group *g, int k, void *unused) {
     implicit_work *W = s->W;
     const body_part *part = s->part;
     double *const *gr = iterate_gradient(s);
+    s->negative = false;
     for (int c = 0; c < 3; c++) {
         for (int i = part->i0; i < part->i1; i++) {
             W->d[c][i] = 0.0;

@@ -307,8 +307,9 @@ static double point_springs(const step_ctx *s, int i, bool with_derivatives, dou
         if (len > 0.0) {
             // ks [u u^T + (1 - L0 / l) (I - u u^T)], the lateral term held
             // at 0 or above for a compressed spring once the step clamps
+            // (unless a group's Newton trusts the exact blocks again)
             const double lateral = ks * (1.0 - L0 / len);
-            sym_add_spring(K, u, ks, s->clamp ? fmax(0.0, lateral) : lateral);
+            sym_add_spring(K, u, ks, s->clamp && !s->exact ? fmax(0.0, lateral) : lateral);
         }
         for (int e = 0; e < 6; e++) {
             D[e] += K[e];

@@ -101,6 +101,7 @@ typedef struct step_ctx {
     int base;      // W->gbuf[base] is the gradient at the iterate; evaluate fills the other
     bool use_mg;   // precondition with the multigrid (until it fails in this sub-step)
     bool clamp;    // compressed springs' lateral stiffness held at 0 (after a failure)
+    bool exact;    // the next evaluation's blocks exact all the same (EXACT_RATIO)
     bool negative; // the conjugate gradients met negative curvature
     bool touching; // the last evaluation found points on or in a collider
     bool linked;   // in a group with links: the evaluation adds link_g and link_d
