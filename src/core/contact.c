@@ -83,11 +83,14 @@ typedef struct search {
     int count, capacity;
     int *stamp;
     int stamp_size, query;
+    // The links a search for contact inside the solve found, in order.
+    solve_link *links;
+    int link_count, link_capacity;
 } search;
 
 // The contacts of a step; and for a search on several threads, each
-// thread's own search (lanes) and where body a's contacts are: found[a]
-// of them in lane lane_of[a]'s items from start[a].
+// thread's own search (lanes) and where body a's contacts (or links) are:
+// found[a] of them in lane lane_of[a]'s items (links) from start[a].
 struct contact_list {
     contact *items;
     int count, capacity;
@@ -1214,11 +1217,11 @@ bool contact_step(psb_world *w) {
 // the other body, m/s: a bounded depenetration.
 #define RECOVERY_SPEED 0.3
 
-static bool add_link(psb_world *w, const solve_link *l) {
-    if (w->link_count == w->link_capacity) {
+static bool add_link(search *out, const solve_link *l) {
+    if (out->link_count == out->link_capacity) {
         return false;
     }
-    w->links[w->link_count++] = *l;
+    out->links[out->link_count++] = *l;
     return true;
 }
 
@@ -1227,7 +1230,7 @@ static bool add_link(psb_world *w, const solve_link *l) {
 // within R_p = delta + 2 h (|v_p| + v_B) + 2 |g| h^2 of B's surface links its
 // nearest feature (beta, pseudo-normal; against a cloth, turned to p's
 // side), held at hold = min(delta, where it starts + RECOVERY_SPEED h).
-static bool find_pair_links(psb_world *w, int ia, int ib, double h, search *out) {
+static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search *out) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
     const contact_body *cb = b->touch;
     const double delta = w->params.contact_thickness;
@@ -1263,7 +1266,7 @@ static bool find_pair_links(psb_world *w, int ia, int ib, double h, search *out)
         }
         l.k = LINK_STIFFNESS / (W * h * h);
         l.hold = fmin(delta, dot(sub(p, on), n) + RECOVERY_SPEED * h);
-        if (!add_link(w, &l)) {
+        if (!add_link(out, &l)) {
             return false;
         }
     }
@@ -1285,57 +1288,117 @@ static bool pair_links_near(const psb_world *w, int ia, int ib, double h) {
     return !boxes_apart(a->touch->lo, a->touch->hi, b->touch->lo, b->touch->hi, R);
 }
 
+// Body k's box and fastest point where the sub-step starts (NaN: blown up
+// in an earlier sub-step, the guard's, not ours).
+static void measure_for_links(psb_body *b) {
+    contact_body *cb = b->touch;
+    psb_vec3 lo = point_at(b, 0), hi = lo;
+    double fastest2 = 0.0;
+    for (int i = 0; i < b->n; i++) {
+        const psb_vec3 x = point_at(b, i), v = v3(b->v[0][i], b->v[1][i], b->v[2][i]);
+        lo = v3(fmin(lo.x, x.x), fmin(lo.y, x.y), fmin(lo.z, x.z));
+        hi = v3(fmax(hi.x, x.x), fmax(hi.y, x.y), fmax(hi.z, x.z));
+        fastest2 = fmax(fastest2, dot(v, v));
+    }
+    cb->lo = lo;
+    cb->hi = hi;
+    cb->fastest = sqrt(fastest2);
+    if (!vec_finite(lo) || !vec_finite(hi) || !isfinite(cb->fastest)) {
+        cb->fastest = NAN;
+    }
+}
+
+// The normals and grid of body ib's surface when some body will search it
+// (the stage makes its own again after the step).
+static void prepare_for_links(const psb_world *w, int ib, double h) {
+    for (int ia = 0; ia < w->body_count; ia++) {
+        if (pair_links_near(w, ia, ib, h)) {
+            contact_body *cb = w->bodies[ib]->touch;
+            surface_normals(cb, w->bodies[ib]);
+            surface_grid(cb, w->bodies[ib]);
+            cb->prepared = -1;
+            return;
+        }
+    }
+}
+
+// Body a's links with every other body, in b's order, into out.
+static bool find_body_links(const psb_world *w, int ia, double h, search *out) {
+    for (int ib = 0; ib < w->body_count; ib++) {
+        if (pair_links_near(w, ia, ib, h) && !find_pair_links(w, ia, ib, h, out)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The links in the order of a, then b, then a's points. With threads, as
+// find_all: each body a's search on one thread, into its lane, the lanes'
+// links copied into the world's list in a's order after (the same list as
+// on one thread, cut at the same link when it is full).
 bool contact_find_links(psb_world *w, double h) {
     w->link_count = 0;
-    // Each body's box and fastest point where the sub-step starts.
-    for (int k = 0; k < w->body_count; k++) {
-        psb_body *b = w->bodies[k];
-        if (!takes_part(b)) {
-            continue;
-        }
-        contact_body *cb = b->touch;
-        psb_vec3 lo = point_at(b, 0), hi = lo;
-        double fastest2 = 0.0;
-        for (int i = 0; i < b->n; i++) {
-            const psb_vec3 x = point_at(b, i), v = v3(b->v[0][i], b->v[1][i], b->v[2][i]);
-            lo = v3(fmin(lo.x, x.x), fmin(lo.y, x.y), fmin(lo.z, x.z));
-            hi = v3(fmax(hi.x, x.x), fmax(hi.y, x.y), fmax(hi.z, x.z));
-            fastest2 = fmax(fastest2, dot(v, v));
-        }
-        cb->lo = lo;
-        cb->hi = hi;
-        cb->fastest = sqrt(fastest2);
-        if (!vec_finite(lo) || !vec_finite(hi) || !isfinite(cb->fastest)) {
-            cb->fastest = NAN; // blown up in an earlier sub-step: the guard's, not ours
-        }
-    }
-    // The normals and grid of the surfaces that will be searched only (the
-    // stage makes its own again after the step).
-    for (int ib = 0; ib < w->body_count; ib++) {
-        for (int ia = 0; ia < w->body_count; ia++) {
-            if (pair_links_near(w, ia, ib, h)) {
-                contact_body *cb = w->bodies[ib]->touch;
-                surface_normals(cb, w->bodies[ib]);
-                surface_grid(cb, w->bodies[ib]);
-                cb->prepared = -1;
-                break;
+    struct contact_list *list = w->contacts;
+    const int threads = w->params.threads;
+#ifdef _OPENMP
+    if (threads > 1 && list->lane_count >= threads && list->body_room >= w->body_count &&
+        w->body_count > 2 && list->lanes[0].link_capacity >= w->link_capacity) {
+        const int bodies = w->body_count;
+        bool fit = true; // no lane filled up (the list would have been full first)
+#pragma omp parallel num_threads(threads) reduction(&& : fit)
+        {
+#pragma omp for schedule(static)
+            for (int k = 0; k < bodies; k++) {
+                if (takes_part(w->bodies[k])) {
+                    measure_for_links(w->bodies[k]);
+                }
+            }
+#pragma omp for schedule(dynamic)
+            for (int ib = 0; ib < bodies; ib++) {
+                prepare_for_links(w, ib, h);
+            }
+            search *lane = &list->lanes[omp_get_thread_num()];
+            lane->link_count = 0;
+#pragma omp for schedule(monotonic : dynamic)
+            for (int ia = 0; ia < bodies; ia++) {
+                list->lane_of[ia] = omp_get_thread_num();
+                list->start[ia] = lane->link_count;
+                fit = find_body_links(w, ia, h, lane) && fit;
+                list->found[ia] = lane->link_count - list->start[ia];
             }
         }
+        bool whole = fit;
+        for (int ia = 0; ia < bodies; ia++) {
+            const search *lane = &list->lanes[list->lane_of[ia]];
+            const int room = w->link_capacity - w->link_count;
+            const int n = list->found[ia] < room ? list->found[ia] : room;
+            memcpy(w->links + w->link_count, lane->links + list->start[ia],
+                   (size_t)n * sizeof *w->links);
+            w->link_count += n;
+            whole = whole && n == list->found[ia];
+        }
+        return whole;
     }
-    struct contact_list *list = w->contacts;
-    search one = {.items = NULL,
-                  .capacity = 0,
-                  .stamp = list->stamp,
+#endif
+    (void)threads;
+    for (int k = 0; k < w->body_count; k++) {
+        if (takes_part(w->bodies[k])) {
+            measure_for_links(w->bodies[k]);
+        }
+    }
+    for (int ib = 0; ib < w->body_count; ib++) {
+        prepare_for_links(w, ib, h);
+    }
+    search one = {.stamp = list->stamp,
                   .stamp_size = list->stamp_size,
-                  .query = list->query};
+                  .query = list->query,
+                  .links = w->links,
+                  .link_capacity = w->link_capacity};
     bool whole = true;
     for (int ia = 0; ia < w->body_count && whole; ia++) {
-        for (int ib = 0; ib < w->body_count && whole; ib++) {
-            if (pair_links_near(w, ia, ib, h)) {
-                whole = find_pair_links(w, ia, ib, h, &one);
-            }
-        }
+        whole = find_body_links(w, ia, h, &one);
     }
+    w->link_count = one.link_count;
     list->query = one.query;
     return whole;
 }
@@ -1348,6 +1411,7 @@ static void free_lanes(struct contact_list *list) {
     for (int t = 0; t < list->lane_count; t++) {
         free(list->lanes[t].items);
         free(list->lanes[t].stamp);
+        free(list->lanes[t].links);
     }
     free(list->lanes);
     list->lanes = NULL;
@@ -1367,8 +1431,8 @@ void contact_list_destroy(struct contact_list *list) {
 }
 
 // Lanes for `threads` threads (none for one), each with room for the
-// list's capacity and stamp_size stamps. False: no memory (the list keeps
-// no lanes, and searches on one thread).
+// list's capacity of contacts and of links and stamp_size stamps. False: no
+// memory (the list keeps no lanes, and searches on one thread).
 static bool make_lanes(struct contact_list *list, int threads) {
     free_lanes(list);
     if (threads < 2) {
@@ -1381,11 +1445,14 @@ static bool make_lanes(struct contact_list *list, int threads) {
     list->lane_count = threads;
     for (int t = 0; t < threads; t++) {
         search *lane = &list->lanes[t];
-        lane->items = malloc((size_t)(list->capacity > 0 ? list->capacity : 1) * sizeof(contact));
+        const size_t room = (size_t)(list->capacity > 0 ? list->capacity : 1);
+        lane->items = malloc(room * sizeof(contact));
+        lane->links = malloc(room * sizeof(solve_link));
         lane->stamp = calloc((size_t)(list->stamp_size > 0 ? list->stamp_size : 1), sizeof(int));
         lane->capacity = list->capacity;
+        lane->link_capacity = list->capacity;
         lane->stamp_size = list->stamp_size;
-        if (!lane->items || !lane->stamp) {
+        if (!lane->items || !lane->links || !lane->stamp) {
             free_lanes(list);
             return false;
         }
