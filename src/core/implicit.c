@@ -25,8 +25,9 @@
 // point), plus the gas's rank-one (nRT / V^2) g g^T, g = dV/dx, applied as
 // g (g . p). A compressed spring makes its lateral term negative: once the
 // conjugate gradients meet negative curvature or a line search fails, that
-// term is clamped at 0 for the rest of the sub-step (in a group with links,
-// until the clamped model proves too stiff: EXACT_RATIO). The preconditioner is
+// term is clamped at 0 for the rest of the sub-step, and a ring's -P H_V
+// left out (in a group with links, until the clamped model proves too
+// stiff: EXACT_RATIO). The preconditioner is
 // an additive multigrid (implicit_mg.c), or, for small bodies and when that
 // fails, each point's own block with the rank-one term by Sherman-Morrison:
 // (D + c g g^T)^-1 r = D^-1 r - c D^-1 g (g . D^-1 r) / (1 + c g . D^-1 g).

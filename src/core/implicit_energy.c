@@ -348,6 +348,14 @@ static void gas_blocks(const step_ctx *s, int i) {
         return;
     }
     if (s->ring) {
+        if (s->clamp && !s->exact) {
+            // Clamped: left out. A ring's -P H_V is P/2 across each edge,
+            // indefinite, and as large as the springs' stiffness once a
+            // ring is crushed (P many times its rest pressure); with it,
+            // the clamped model of a pile of rings stays indefinite and
+            // its conjugate gradients run thousands of iterations.
+            return;
+        }
         const int slots[2] = {implicit_find_slot(W, i, W->ring_next[i]),
                               implicit_find_slot(W, i, W->ring_prev[i])};
         for (int side = 0; side < 2; side++) {
