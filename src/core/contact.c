@@ -1106,6 +1106,28 @@ static bool find_body(const psb_world *w, int ia, search *out) {
     return true;
 }
 
+#ifdef _OPENMP
+// After a search on the threads: each body's contacts (links: true, its
+// links) copied from its lane into dst, which holds *count of capacity, in
+// body order; false when some did not fit.
+static bool gather_lanes(const struct contact_list *list, int bodies, bool links, void *dst,
+                         int *count, int capacity) {
+    const size_t size = links ? sizeof(solve_link) : sizeof(contact);
+    bool whole = true;
+    for (int ia = 0; ia < bodies; ia++) {
+        const search *lane = &list->lanes[list->lane_of[ia]];
+        const char *from = links ? (const char *)lane->links : (const char *)lane->items;
+        const int room = capacity - *count;
+        const int n = list->found[ia] < room ? list->found[ia] : room;
+        memcpy((char *)dst + (size_t)*count * size, from + (size_t)list->start[ia] * size,
+               (size_t)n * size);
+        *count += n;
+        whole = whole && n == list->found[ia];
+    }
+    return whole;
+}
+#endif
+
 // Every contact, in the order of a, then b, then a's points. With threads,
 // each body a's search runs on one of them into that thread's lane (each
 // thread taking its bodies in increasing order: monotonic), and the lanes'
@@ -1142,16 +1164,9 @@ static bool find_all(psb_world *w) {
             whole = find_body(w, ia, lane) && whole;
             list->found[ia] = lane->count - list->start[ia];
         }
-        for (int ia = 0; ia < w->body_count; ia++) {
-            const search *lane = &list->lanes[list->lane_of[ia]];
-            const int room = list->capacity - list->count;
-            const int n = list->found[ia] < room ? list->found[ia] : room;
-            memcpy(list->items + list->count, lane->items + list->start[ia],
-                   (size_t)n * sizeof *list->items);
-            list->count += n;
-            whole = whole && n == list->found[ia];
-        }
-        return whole;
+        return gather_lanes(list, w->body_count, false, list->items, &list->count,
+                            list->capacity) &&
+               whole;
     }
 #endif
     (void)threads;
@@ -1367,17 +1382,7 @@ bool contact_find_links(psb_world *w, double h) {
                 list->found[ia] = lane->link_count - list->start[ia];
             }
         }
-        bool whole = fit;
-        for (int ia = 0; ia < bodies; ia++) {
-            const search *lane = &list->lanes[list->lane_of[ia]];
-            const int room = w->link_capacity - w->link_count;
-            const int n = list->found[ia] < room ? list->found[ia] : room;
-            memcpy(w->links + w->link_count, lane->links + list->start[ia],
-                   (size_t)n * sizeof *w->links);
-            w->link_count += n;
-            whole = whole && n == list->found[ia];
-        }
-        return whole;
+        return gather_lanes(list, bodies, true, w->links, &w->link_count, w->link_capacity) && fit;
     }
 #endif
     (void)threads;
