@@ -68,12 +68,13 @@ enum {
 
 // Armijo's sufficient decrease: G(x + a d) <= G(x) + ARMIJO a grad G . d.
 #define ARMIJO 1e-4
-// A group with links goes back to the exact Hessian, compressed springs'
-// lateral term unclamped, after a full step on the clamped one lowered G by
-// more than this times what its quadratic model predicted: the clamp then
-// holds the model stiffer than G (bodies pressed on each other compress
-// many springs), and its steps fall short, one after another. Until an
-// exact step needs a shorter move, Newton goes on with the exact blocks.
+// A group with links goes back to the exact Hessian (compressed springs'
+// lateral term unclamped, a ring's -P H_V back), after a full step on the
+// clamped one lowered G by more than this times what its quadratic model
+// predicted: the clamp then holds the model stiffer than G (bodies pressed
+// on each other compress many springs), and its steps fall short, one
+// after another. Until an exact step needs a shorter move, Newton goes on
+// with the exact blocks.
 #define EXACT_RATIO 1.1
 // Inexact Newton: the conjugate gradients reduce the error's energy by
 // ETA^2 at most.
@@ -430,7 +431,7 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
     bool converged = false;
     // Trust in the exact blocks (see EXACT_RATIO): wanted for the next
     // evaluation, and held by the one the current direction came from.
-    bool exact = false, direction_exact = false;
+    bool exact = false, direction_exact = false, direction_clamped = false;
     // The bodies' caps of iterations added up (each iteration of the
     // group's runs over all its bodies).
     const int budget = p->solver_iterations * g->count;
@@ -450,7 +451,9 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
             used = implicit_conjugate_gradients(g, eta, floor, left, &solved);
         }
         cg += used;
-        direction_exact = first->exact;
+        // The blocks this direction came from (the iterate's evaluation).
+        direction_clamped = first->clamp && !first->exact;
+        direction_exact = first->clamp && first->exact;
         if (used == 0 && solved) {
             converged = true;
             change = 0.0;
@@ -461,8 +464,9 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
         if (newton == 1) {
             first_change = change;
         }
-        // Met negative curvature: from the next evaluation on, clamp. The
-        // first move is at most LONGEST_MOVE of each body's size.
+        // Met negative curvature: from the next evaluation on, clamp
+        // (unless a group trusts the exact blocks). The first move is at
+        // most LONGEST_MOVE of each body's size.
         double alpha = 1.0;
         for (int k = 0; k < g->count; k++) {
             step_ctx *s = &g->s[k];
@@ -490,16 +494,15 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
             const bool in_noise = -slope < noise && trial.energy <= at.energy + noise;
             if (trial.energy <= at.energy + ARMIJO * slope ||
                 (in_noise && trial.residual < at.residual)) {
-                if (g->link_count > 0 && first->clamp) {
-                    // The decrease against the model's, alpha (1 - alpha / 2)
-                    // grad G . d with d^T H d = -grad G . d (conjugate
-                    // gradients from 0), slope = alpha grad G . d.
-                    const double ratio = (trial.energy - at.energy) / (slope * (1.0 - 0.5 * alpha));
-                    if (direction_exact) {
-                        exact = alpha == 1.0;
-                    } else if (alpha == 1.0 && ratio > EXACT_RATIO) {
-                        exact = true;
-                    }
+                if (direction_exact) {
+                    exact = exact && alpha == 1.0;
+                } else if (g->link_count > 0 && direction_clamped && alpha == 1.0 &&
+                           !first->negative && !in_noise &&
+                           trial.energy - at.energy < EXACT_RATIO * 0.5 * slope) {
+                    // The decrease beyond the model's, grad G . d / 2 for a
+                    // full step (d^T H d = -grad G . d: conjugate gradients
+                    // from 0 that met no negative curvature), slope = grad G . d.
+                    exact = true;
                 }
                 at = trial;
                 implicit_each_body(g, accept_body, NULL);

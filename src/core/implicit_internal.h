@@ -100,7 +100,8 @@ typedef struct step_ctx {
     double grab_c;                      // the grab's damping, N s/m
     int base;      // W->gbuf[base] is the gradient at the iterate; evaluate fills the other
     bool use_mg;   // precondition with the multigrid (until it fails in this sub-step)
-    bool clamp;    // compressed springs' lateral stiffness held at 0 (after a failure)
+    bool clamp;    // compressed springs' lateral stiffness held at 0, a ring's -P H_V out
+                   // (after negative curvature or a failed line search)
     bool exact;    // the next evaluation's blocks exact all the same (EXACT_RATIO)
     bool negative; // the conjugate gradients met negative curvature
     bool touching; // the last evaluation found points on or in a collider
