@@ -591,9 +591,11 @@ contact)
     grep -q "^body24=box" "$tmp/report" || fail "the dropped box is not the pile's 25th body"
     # --balls 50: the stress test's 62 bodies, every one in the report (the
     # table has room for some and says how many more there are), and after
-    # 10 s the plots full of all their lines, none left out.
+    # 10 s the plots full of all their lines, none left out. (The stage
+    # alone, contact inside the solve off: this is the table and the plots,
+    # and the solve is a third dearer, too near the timeout with sanitizers.)
     # shellcheck disable=SC2086
-    view 610 --scene pile --balls 50 $small
+    view 610 --scene pile --balls 50 $small --no-contact-solve
     expect bodies 62 "$tmp/report"
     expect dropped_vertices 0 "$tmp/report"
     grep -q "^body61=ball 50 volume=" "$tmp/report" || fail "--balls 50: no ball 50 in the report"
