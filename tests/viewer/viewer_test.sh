@@ -593,7 +593,8 @@ contact)
     # table has room for some and says how many more there are), and after
     # 10 s the plots full of all their lines, none left out. (The stage
     # alone, contact inside the solve off: this is the table and the plots,
-    # and the solve is a third dearer, too near the timeout with sanitizers.)
+    # and the solve costs half as much again, too near the timeout with
+    # sanitizers.)
     # shellcheck disable=SC2086
     view 610 --scene pile --balls 50 $small --no-contact-solve
     expect bodies 62 "$tmp/report"
