@@ -13,6 +13,8 @@
 // - Restitution: where two equal balls first touch, point on point, the
 //   relative normal velocity becomes -e times what it was; after the whole
 //   collision the balls part at a speed that grows with e.
+// - Coulomb friction: a box sliding over a pinned slab stops after
+//   v0^2 / (2 mu g), as a block does, and slides on without it.
 // - Pinned points do not move when hit, the ball thrown at them bounces off;
 //   a body with contact off, or a world with body_contact off, is passed
 //   through; a ring and a ball (2D and 3D) never touch.
@@ -470,6 +472,75 @@ static void test_pinned(const psb_mesh *ball) {
     CHECK(most > 0 && back < -0.1, "the thrown ball did not bounce back (%g m/s)", back);
     free(pinned_at);
     psb_model_destroy(m);
+}
+
+// Coulomb friction between bodies (contact inside the solve): a soft box
+// sliding at v0 over a pinned slab, gravity on, the friction rate and
+// restitution 0, slows at mu g and stops, as a block does, after
+// v0^2 / (2 mu g) + v0 h / 2: the friction acts on the velocities after the
+// step's move, so each step moves at the speed the last one left (the
+// slab's corners only, far from the box, so that nothing but the friction
+// slows it). Without Coulomb friction it keeps sliding. Returns how far the
+// box slid in 1 s (its centroid), and its speed at the end into *left.
+static double slide(double mu, double v0, double *left) {
+    psb_params p = free_params(1.0 / 60.0);
+    p.gravity = 9.81;
+    p.integrator = PSB_IMPLICIT;
+    p.contact_solve = true;
+    p.friction = 0.0;
+    p.restitution = 0.0;
+    p.contact_friction = mu;
+    psb_model *m = make_model(&p);
+    psb_mesh slab, box;
+    psb_error err = {0};
+    CHECK(psb_mesh_box(&slab, 1, (psb_vec3){1.5, 0.1, 0.5}, &err) == PSB_OK &&
+              psb_mesh_box(&box, 2, (psb_vec3){0.15, 0.15, 0.15}, &err) == PSB_OK,
+          "box: %s", err.message);
+    double slid = 0.0;
+    if (m) {
+        const int s = add_body(m, &slab, ball_material(&slab, 1000.0, 0.0, 1000.0),
+                               (psb_vec3){0.0, 0.0, 0.0}, (psb_vec3){0.0, 0.0, 0.0});
+        for (int i = 0; i < psb_model_point_count(m, s); i++) {
+            psb_model_pin(m, s, i, psb_model_positions(m, s)[i]);
+        }
+        // Stiff and well filled, so that it slides as a block; resting a
+        // skin above the slab.
+        const int b = add_body(m, &box, ball_material(&box, 5000.0, 5.0, 5000.0),
+                               (psb_vec3){-1.0, 0.1 + 0.15 + p.contact_thickness, 0.0},
+                               (psb_vec3){v0, 0.0, 0.0});
+        const double from = centroid(m, b).x;
+        for (int step = 0; step < 60; step++) {
+            psb_model_step(m);
+        }
+        slid = centroid(m, b).x - from;
+        *left = body_velocity(m, b).x;
+        psb_model_destroy(m);
+    }
+    psb_mesh_free(&slab);
+    psb_mesh_free(&box);
+    return slid;
+}
+
+static void test_coulomb(void) {
+    const double v0 = 1.5, g = 9.81;
+    for (int k = 0; k < 3; k++) {
+        const double mu = 0.25 * k;
+        double left = 0.0;
+        const double slid = slide(mu, v0, &left);
+        const double h = 1.0 / 60.0;
+        const double expected = mu > 0.0 ? v0 * v0 / (2.0 * mu * g) + 0.5 * v0 * h : v0;
+        printf("coulomb: mu %.2f, the box slid %.4f m in 1 s (a block: %.4f m), %.4f m/s left\n",
+               mu, slid, expected, left);
+        if (mu > 0.0) {
+            CHECK(fabs(slid - expected) <= 0.05 * expected && fabs(left) < 0.02,
+                  "mu %g: the box slid %g m and kept %g m/s (a block stops after %g m)", mu, slid,
+                  left, expected);
+        } else {
+            CHECK(slid > 0.95 * expected && left > 0.95 * v0,
+                  "without Coulomb friction the box slid %g m and kept %g m/s of %g", slid, left,
+                  v0);
+        }
+    }
 }
 
 // A ball dragged by the grab spring into a ball at rest pushes it ahead:
@@ -954,6 +1025,7 @@ int main(void) {
           "the balls part at %g (e = 1) and %g (e = 0) times the speed they met at", rebound[1],
           rebound[0]);
     test_pinned(&ball);
+    test_coulomb();
     test_grab_pushes(&ball, PSB_SYMPLECTIC_EULER, 20);
     test_grab_pushes(&ball, PSB_BDF2, 1);
     test_switched_off(&ball);

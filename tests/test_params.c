@@ -703,13 +703,14 @@ static void test_param_table(void) {
           "psb_param_find finds what is not there");
 
     // Every number of psb_params and psb_body_params that a user may set.
-    const char *fields[] = {
-        "dt",           "substeps",        "integrator",     "gravity",    "floor_y",
-        "walls_min",    "walls_max",       "restitution",    "friction",   "blowup_size",
-        "wind",         "wind_turbulence", "threads",        "solver_tol", "solver_iterations",
-        "contact_thickness",
-        "mass",         "spring_k",        "spring_damping", "gas_nrt",    "outside_pressure",
-        "inflate_time", "shape_k",         "shape_damping",  "wind_drag"};
+    const char *fields[] = {// psb_params
+                            "dt", "substeps", "integrator", "gravity", "floor_y", "walls_min",
+                            "walls_max", "restitution", "friction", "blowup_size", "wind",
+                            "wind_turbulence", "threads", "solver_tol", "solver_iterations",
+                            "contact_thickness", "contact_friction",
+                            // psb_body_params
+                            "mass", "spring_k", "spring_damping", "gas_nrt", "outside_pressure",
+                            "inflate_time", "shape_k", "shape_damping", "wind_drag"};
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
         CHECK(psb_param_find(fields[k]) != NULL, "no entry for %s", fields[k]);
     }

@@ -147,6 +147,11 @@ typedef struct psb_params {
     double contact_thickness; ///< the skin of contact between bodies, m (>= 0; default 0.01): a
                               ///< point closer than this to another body's surface is pushed out
                               ///< (from a cloth: on the side it came from)
+    double contact_friction;  ///< with contact_solve: Coulomb friction between 3D bodies (>= 0;
+                              ///< default 0.5): each step a pressed pair's sliding is slowed by
+                              ///< up to this times the normal impulse it gave (to a stop where
+                              ///< that is enough), on top of the friction rate; not between
+                              ///< rings
     bool contact_solve; ///< with body_contact and a solved integrator (implicit, bdf2): contact
                         ///< inside the solve (docs/contact.md): bodies that may touch in a
                         ///< sub-step are solved together, held apart by links (default off)
@@ -167,9 +172,9 @@ typedef struct psb_params {
 
 /// The defaults: dt 1/60 s, 20 sub-steps, symplectic Euler, g = 9.81 m/s²,
 /// floor at y = 0, restitution 0.3, friction 2/s, no wind, contact between
-/// bodies with a skin of 0.01 m, one thread, the implicit solver's tolerance
-/// 1e-3 m/s and cap of 500 iterations, and the
-/// body defaults of psb_default_body_params().
+/// bodies with a skin of 0.01 m and Coulomb friction 0.5, one thread, the implicit solver's
+/// tolerance 1e-3 m/s and cap of 500 iterations, and the body defaults of
+/// psb_default_body_params().
 psb_params psb_default_params(void);
 
 /// Body defaults: mass 1 kg, ks 200 N/m, kd 0.1 N·s/m, nRT 100 J (the shell

@@ -1408,6 +1408,48 @@ bool contact_find_links(psb_world *w, double h) {
     return whole;
 }
 
+// Coulomb friction on the links of the sub-step of h just solved, one pass
+// in the list's order (the same on any thread count). A link that pushes at
+// the end of the solve (gap < 0) gave its pair the normal impulse
+// j_n = k (-gap) h; their relative velocity along the surface,
+// u_t = u - (u . n) n with u = v_p - sum beta_j v_j, is taken down by an
+// impulse of at most mu j_n against it, to 0 where that is enough (the pair
+// sticks). It is given to p and taken from the corners as every contact
+// impulse is, so momentum is kept. Not between rings (2D): there it locks
+// crushed rings into each other (docs/contact.md, "Coulomb friction").
+void contact_link_friction(psb_world *w, double h) {
+    const double mu = w->params.contact_friction;
+    if (!(mu > 0.0)) {
+        return;
+    }
+    for (int m = 0; m < w->link_count; m++) {
+        const solve_link *l = &w->links[m];
+        const contact c = {.a = l->a,
+                           .p = l->p,
+                           .b = l->b,
+                           .corner = {l->corner[0], l->corner[1], l->corner[2]},
+                           .beta = {l->beta[0], l->beta[1], l->beta[2]},
+                           .n = v3(l->n[0], l->n[1], l->n[2])};
+        const psb_body *a = w->bodies[l->a], *b = w->bodies[l->b];
+        if (a->kind == PSB_RING) {
+            continue; // rings touch rings only
+        }
+        const double gap =
+            dot(sub(point_at(a, l->p), surface_point(b, c.corner, c.beta, 3)), c.n) - l->hold;
+        const double W = inverse_mass_sum(w, &c);
+        if (!(gap < 0.0) || !(W > 0.0)) {
+            continue;
+        }
+        const psb_vec3 u = relative_velocity(w, &c, false);
+        const psb_vec3 ut = sub(u, scale(dot(u, c.n), c.n));
+        const double slide = sqrt(dot(ut, ut));
+        const double most = mu * l->k * -gap * h; // mu j_n
+        if (slide > 0.0) {
+            apply_pair(w, &c, scale(-fmin(1.0 / W, most / slide), ut), true);
+        }
+    }
+}
+
 struct contact_list *contact_list_create(void) {
     return calloc(1, sizeof(struct contact_list));
 }

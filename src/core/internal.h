@@ -377,6 +377,9 @@ void world_step_together(psb_world *w);
 /// The links of a solved sub-step of h into w->links (docs/contact.md);
 /// false when they outgrew it (twice the points): the rest were left.
 bool contact_find_links(psb_world *w, double h);
+/// Coulomb friction (contact_friction) on the links of the sub-step of h
+/// just solved, from the normal impulse each gave (contact.c).
+void contact_link_friction(psb_world *w, double h);
 
 // body_make.c
 psb_body *body_create(const psb_body_def *def, const psb_params *world_params, double time,

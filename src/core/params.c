@@ -93,6 +93,7 @@ psb_params psb_default_params(void) {
         .body_contact = true,
         .self_contact = false,
         .contact_thickness = 0.01,
+        .contact_friction = 0.5,
         .contact_solve = false,
         .threads = 1,
         .solver_tol = 1e-3,
@@ -124,6 +125,8 @@ psb_params psb_default_params(void) {
 // - blowup_size: 0.01 body diameters (every real motion counts) to 1e6.
 // - solver_tol: 1e-15 m/s (rounding) to 1000 m/s (nothing is solved).
 // - contact_thickness: 0 (touching) to 1 m, a skin as thick as a body.
+// - contact_friction: 0 to 100, far past any real pair of materials (rubber
+//   on rubber is about 1).
 
 static const char *integrator_choice(int value) {
     return psb_integrator_name((psb_integrator)value);
@@ -186,6 +189,11 @@ static const psb_param_info param_table[] = {
              "pushed out",
      .type = PSB_PARAM_REAL, .count = 1, .min = 0.0, .max = 1.0, .scale = PSB_SCALE_LINEAR,
      .typical_min = 0.0, .typical_max = 0.1},
+    {WORLD(contact_friction), .name = "contact-friction", .unit = "",
+     .help = "Coulomb friction between 3D bodies (contact inside the solve): a pressed pair's "
+             "sliding is slowed each step by up to this times the push between them",
+     .type = PSB_PARAM_REAL, .count = 1, .min = 0.0, .max = 100.0, .scale = PSB_SCALE_LINEAR,
+     .typical_min = 0.0, .typical_max = 2.0},
     {WORLD(threads), .name = "threads", .unit = "",
      .help = "threads that share each body's step (bodies of 4096 points and up); the same "
              "result for any count",

@@ -182,6 +182,16 @@ static void step_group(psb_world *w, int g, double t, double h, int threads) {
                         start[2 * g + 3] - links, t, h, threads);
 }
 
+// Coulomb friction on the links of the sub-step of h just solved (contact's
+// time).
+static void rub_links(psb_world *w, double h) {
+    const double from = w->profiling ? profile_now() : 0.0;
+    contact_link_friction(w, h);
+    if (w->profiling) {
+        w->profile.contact += profile_now() - from;
+    }
+}
+
 // Every body's sub-steps of one world step with contact inside the solve:
 // at the start of each sub-step the links between bodies are found, the
 // bodies they join put into groups (union-find), and each group solved in
@@ -225,6 +235,7 @@ void world_step_together(psb_world *w) {
                     step_group(w, g, t, h, 1);
                 }
             }
+            rub_links(w, h);
             continue;
         }
 #endif
@@ -233,5 +244,6 @@ void world_step_together(psb_world *w) {
                 step_group(w, g, t, h, 1);
             }
         }
+        rub_links(w, h);
     }
 }

@@ -721,6 +721,37 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa) 
     }
 }
 
+// Coulomb friction on the links, after the groups' solves of a sub-step of
+// h, one pass in the links' order: a link that pushes where the solve left
+// the points, d = (x_p - q) . n - hold < 0, gave the normal impulse
+// j_n = k (-d) h; the relative velocity along the surface,
+// u_t = u - (u . n) n, goes down by an impulse J = -min(1 / W, mu j_n / |u_t|) u_t
+// (to 0 where mu j_n is enough: the pair sticks), given to p and taken from
+// the corners. Not between rings (2D), where it locks crushed rings into
+// each other (docs/contact.md, "Coulomb friction").
+void model_link_friction(psb_model *m, double h) {
+    const double mu = m->params.contact_friction;
+    for (int l = 0; l < m->link_count && mu > 0.0; l++) {
+        const model_contact *c = &m->links[l];
+        const model_body *A = m->bodies[c->a], *B = m->bodies[c->b];
+        if (A->kind == PSB_RING) {
+            continue; // rings touch rings only
+        }
+        const double d =
+            dot(sub(A->x[c->p], feature_point(B, c->feature, c->beta)), c->n) - c->hold;
+        const double W = contact_give(m, c);
+        if (!(d < 0.0) || !(W > 0.0)) {
+            continue;
+        }
+        const psb_vec3 u = relative_velocity(m, c);
+        const psb_vec3 ut = axpy(u, -dot(u, c->n), c->n);
+        const double slide = norm(ut);
+        if (slide > 0.0) {
+            give_impulse(m, c, scale(-fmin(1.0 / W, mu * c->k * -d * h / slide), ut));
+        }
+    }
+}
+
 void model_find_links(psb_model *m, double h, double kappa) {
     m->link_count = 0;
     if (!m->params.body_contact) {

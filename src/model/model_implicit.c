@@ -696,5 +696,6 @@ void model_implicit_world_step(psb_model *m, double t, double h) {
             end_step(m, &s[k]);
         }
     }
+    model_link_friction(m, h);
     free(parent), free(link), free(s);
 }

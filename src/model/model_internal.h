@@ -139,6 +139,8 @@ void model_body_contact(psb_model *m);
 int model_feature_corners(const model_body *b, int f, int corner[3]);
 // The links of a solved sub-step of h between bodies (model_contact.c).
 void model_find_links(psb_model *m, double h, double kappa);
+// Coulomb friction (contact_friction) on the links, after a sub-step of h.
+void model_link_friction(psb_model *m, double h);
 // Whether this step holds the bodies apart inside the solve (contact inside
 // the solve on, an implicit integrator, body_contact on).
 bool model_solves_contact(const psb_model *m);

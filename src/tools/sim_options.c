@@ -292,6 +292,10 @@ static const psb_option world_table[] = {
      .param = "contact-thickness",
      .offset = SIM_FIELD(params.contact_thickness),
      .meta = "D"},
+    {.name = "contact-friction",
+     .param = "contact-friction",
+     .offset = SIM_FIELD(params.contact_friction),
+     .meta = "MU"},
 };
 
 static const psb_option run_table[] = {
@@ -487,6 +491,7 @@ static const scene_param scene_params[] = {
     {"no-body-contact", PARAM(body_contact)},
     {"self-contact", PARAM(self_contact)},
     {"contact-thickness", PARAM(contact_thickness)},
+    {"contact-friction", PARAM(contact_friction)},
     {"no-contact-solve", PARAM(contact_solve)},
     {"restitution", PARAM(restitution)},
     {"friction", PARAM(friction)},
