@@ -14,7 +14,8 @@
 //   relative normal velocity becomes -e times what it was; after the whole
 //   collision the balls part at a speed that grows with e.
 // - Coulomb friction: a box sliding over a pinned slab stops after
-//   v0^2 / (2 mu g), as a block does, and slides on without it.
+//   v0^2 / (2 mu g) (and half a step's slide), as a block does, and
+//   slides on without it.
 // - Pinned points do not move when hit, the ball thrown at them bounces off;
 //   a body with contact off, or a world with body_contact off, is passed
 //   through; a ring and a ball (2D and 3D) never touch.
