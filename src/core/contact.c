@@ -54,6 +54,12 @@ typedef struct contact_body {
     long prepared;      // the world step of the normals and the grid, or -1
     bool touched;       // in a contact of this step
 
+    // A ring's links carried over (contact_keep_link_forces): the force the
+    // point's link pushed with at the end of the last solved sub-step, N, and
+    // the body it pushed against plus 1 (0: none).
+    double *kept_force;
+    int *kept_against;
+
     // The grid: dims cells of size cell from origin, element indices of
     // cell c at item[cell_start[c] .. cell_start[c + 1] - 1].
     psb_vec3 origin;
@@ -170,6 +176,8 @@ void contact_body_destroy(contact_body *cb) {
         free3(cb->start);
         free3(cb->vstart);
         free(cb->mark);
+        free(cb->kept_force);
+        free(cb->kept_against);
         free3(cb->face_n);
         free3(cb->box);
         free3(cb->box + 3);
@@ -316,7 +324,9 @@ static bool find_next(contact_body *cb, int points) {
 contact_body *contact_body_create(const psb_body *b) {
     contact_body *cb = calloc(1, sizeof *cb);
     if (!cb || !alloc3(cb->start, b->n_pad) || !alloc3(cb->vstart, b->n_pad) ||
-        !(cb->mark = calloc((size_t)b->n_pad, 1))) {
+        !(cb->mark = calloc((size_t)b->n_pad, 1)) ||
+        !(cb->kept_force = calloc((size_t)b->n_pad, sizeof(double))) ||
+        !(cb->kept_against = calloc((size_t)b->n_pad, sizeof(int)))) {
         contact_body_destroy(cb);
         return NULL;
     }
@@ -1226,8 +1236,10 @@ bool contact_step(psb_world *w) {
 // A link's stiffness in units of its points' effective mass over the
 // sub-step squared (k = LINK_STIFFNESS / (W h^2)): a point that would end a
 // sub-step s past a link's plane (held by inertia alone) ends it
-// s / (1 + this) past.
-#define LINK_STIFFNESS 100.0
+// s / (1 + this) past. A ring's links are softer and start from the force
+// they last pushed with (RING_LINK_STIFFNESS, docs/contact.md).
+#define LINK_STIFFNESS      100.0
+#define RING_LINK_STIFFNESS 10.0
 // How fast a link moves a point out that starts within the skin or inside
 // the other body, m/s: a bounded depenetration.
 #define RECOVERY_SPEED 0.3
@@ -1244,7 +1256,9 @@ static bool add_link(search *out, const solve_link *l) {
 // of h, each point as the plain model's model_find_links does: point p
 // within R_p = delta + 2 h (|v_p| + v_B) + 2 |g| h^2 of B's surface links its
 // nearest feature (beta, pseudo-normal; against a cloth, turned to p's
-// side), held at hold = min(delta, where it starts + RECOVERY_SPEED h).
+// side), held at hold = min(delta, where it starts + RECOVERY_SPEED h); a
+// ring's link with RING_LINK_STIFFNESS, its hold raised by the force kept
+// from the last sub-step over k (contact_keep_link_forces).
 static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search *out) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
     const contact_body *cb = b->touch;
@@ -1279,8 +1293,13 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search
         if (!(W > 0.0) || !(dot(n, n) > 0.0)) {
             continue;
         }
-        l.k = LINK_STIFFNESS / (W * h * h);
+        const bool ring = a->kind == PSB_RING;
+        l.k = (ring ? RING_LINK_STIFFNESS : LINK_STIFFNESS) / (W * h * h);
         l.hold = fmin(delta, dot(sub(p, on), n) + RECOVERY_SPEED * h);
+        if (ring && w->link_forces_kept && a->touch->kept_against[k] == ib + 1) {
+            // Pushing with the force it last had where it is held.
+            l.hold += a->touch->kept_force[k] / l.k;
+        }
         if (!add_link(out, &l)) {
             return false;
         }
@@ -1408,6 +1427,40 @@ bool contact_find_links(psb_world *w, double h) {
     return whole;
 }
 
+// A link's (x_p - q) . n - hold where the points are now.
+static double link_gap_now(const psb_world *w, const solve_link *l) {
+    const psb_body *a = w->bodies[l->a], *b = w->bodies[l->b];
+    const int corner[3] = {l->corner[0], l->corner[1], l->corner[2]};
+    const double beta[3] = {l->beta[0], l->beta[1], l->beta[2]};
+    return dot(sub(point_at(a, l->p), surface_point(b, corner, beta, 3)),
+               v3(l->n[0], l->n[1], l->n[2])) -
+           l->hold;
+}
+
+// The forces the rings' links pushed with at the end of the sub-step just
+// solved, each on its point with the body it pushed against: the next
+// sub-step's link of that point against that body starts from it
+// (find_pair_links), so a ring pressed on another does not sink by its load
+// over k each sub-step. A point with two pushing links keeps the later one's.
+void contact_keep_link_forces(psb_world *w) {
+    for (int k = 0; k < w->body_count; k++) {
+        const psb_body *b = w->bodies[k];
+        if (b->kind == PSB_RING && b->touch) {
+            memset(b->touch->kept_against, 0, (size_t)b->n_pad * sizeof(int));
+        }
+    }
+    for (int m = 0; m < w->link_count; m++) {
+        const solve_link *l = &w->links[m];
+        const psb_body *a = w->bodies[l->a];
+        const double gap = a->kind == PSB_RING ? link_gap_now(w, l) : 0.0;
+        if (gap < 0.0) {
+            a->touch->kept_force[l->p] = l->k * -gap;
+            a->touch->kept_against[l->p] = l->b + 1;
+        }
+    }
+    w->link_forces_kept = true;
+}
+
 // Coulomb friction on the links of the sub-step of h just solved, one pass
 // in the list's order (the same on any thread count). A link that pushes at
 // the end of the solve (gap < 0) gave its pair the normal impulse
@@ -1430,12 +1483,10 @@ void contact_link_friction(psb_world *w, double h) {
                            .corner = {l->corner[0], l->corner[1], l->corner[2]},
                            .beta = {l->beta[0], l->beta[1], l->beta[2]},
                            .n = v3(l->n[0], l->n[1], l->n[2])};
-        const psb_body *a = w->bodies[l->a], *b = w->bodies[l->b];
-        if (a->kind == PSB_RING) {
+        if (w->bodies[l->a]->kind == PSB_RING) {
             continue; // rings touch rings only
         }
-        const double gap =
-            dot(sub(point_at(a, l->p), surface_point(b, c.corner, c.beta, 3)), c.n) - l->hold;
+        const double gap = link_gap_now(w, l);
         const double W = inverse_mass_sum(w, &c);
         if (!(gap < 0.0) || !(W > 0.0)) {
             continue;

@@ -159,6 +159,8 @@ struct psb_world {
     struct solve_link *links;
     int link_count, link_capacity;
     unsigned char *link_pushing;  // per link: it pushed at its group's last evaluation (scratch)
+    bool link_forces_kept;        // the rings' links' forces of the last sub-step are kept:
+                                  // it was solved with them (contact_keep_link_forces)
     int *group_of;                // per body: its group's first body (scratch)
     int *group_index;             // per body that is a group's first: the group's index (scratch)
     int *group_start;             // per group: where its bodies and links start (scratch, 2 per)
@@ -380,6 +382,10 @@ bool contact_find_links(psb_world *w, double h);
 /// Coulomb friction (contact_friction) on the links of the sub-step of h
 /// just solved, from the normal impulse each gave (contact.c).
 void contact_link_friction(psb_world *w, double h);
+/// Keeps the force each ring's link pushed with at the end of the sub-step
+/// just solved, for the next sub-step's links of the same point and body
+/// (contact.c).
+void contact_keep_link_forces(psb_world *w);
 
 // body_make.c
 psb_body *body_create(const psb_body_def *def, const psb_params *world_params, double time,

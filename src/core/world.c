@@ -530,6 +530,7 @@ int psb_world_step(psb_world *w) {
         }
     } else {
         step_bodies(w);
+        w->link_forces_kept = false; // no links this step
     }
     // Blow-ups are reported and recovered in body order.
     int blown = 0;
@@ -550,6 +551,7 @@ int psb_world_step(psb_world *w) {
         }
         const char *how = recover(w, b);
         blown++;
+        w->link_forces_kept = false; // the links' forces were the blow-up's
         snprintf(w->last_event, sizeof w->last_event,
                  "body %d blew up at t = %.4g s: %s; %s (try a smaller dt or more substeps)", k,
                  w->time, why, how);

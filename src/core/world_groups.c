@@ -182,11 +182,12 @@ static void step_group(psb_world *w, int g, double t, double h, int threads) {
                         start[2 * g + 3] - links, t, h, threads);
 }
 
-// Coulomb friction on the links of the sub-step of h just solved (contact's
-// time).
+// Coulomb friction on the links of the sub-step of h just solved, and the
+// rings' links' forces kept for the next (contact's time).
 static void rub_links(psb_world *w, double h) {
     const double from = w->profiling ? profile_now() : 0.0;
     contact_link_friction(w, h);
+    contact_keep_link_forces(w);
     if (w->profiling) {
         w->profile.contact += profile_now() - from;
     }

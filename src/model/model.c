@@ -425,6 +425,7 @@ void psb_model_step(psb_model *m) {
     for (int s = 0; s < p->substeps && together; s++) {
         model_implicit_world_step(m, m->time + s * h, h);
     }
+    m->link_forces_kept = m->link_forces_kept && together;
     model_body_contact(m); // model_contact.c: the bodies against each other
     m->time += p->dt;
     m->steps++;

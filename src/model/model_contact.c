@@ -680,7 +680,11 @@ int psb_model_contact_count(const psb_model *m) {
 // with the feature's corners, pushing p and the corners apart; hold is δ,
 // or for a point that starts nearer (within the skin, or inside) where it
 // starts plus RECOVERY_SPEED h, so that it is moved out over some steps.
-static void find_pair_links(psb_model *m, int a, int b, double h, double kappa) {
+// A ring's link: k = ring_kappa / (W h²), and its hold raised by F / k, F
+// the force p's link against B pushed with at the end of the last solved
+// sub-step (model_keep_link_forces; 0 where it had none), so that it
+// starts pushing with F where it is held.
+static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, double ring_kappa) {
     const model_body *A = m->bodies[a], *B = m->bodies[b];
     const double delta = m->params.contact_thickness;
     double fastest = 0.0;
@@ -715,7 +719,11 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa) 
                            .hold = fmin(delta, start + RECOVERY_SPEED * h)};
         const double W = contact_give(m, &c);
         if (W > 0.0 && dot(n, n) > 0.0) {
-            c.k = kappa / (W * h * h);
+            const bool ring = A->kind == PSB_RING;
+            c.k = (ring ? ring_kappa : kappa) / (W * h * h);
+            if (ring && m->link_forces_kept && A->kept_against[i] == b + 1) {
+                c.hold += A->kept_force[i] / c.k;
+            }
             append(&m->links, &m->link_count, &m->link_capacity, c);
         }
     }
@@ -752,7 +760,34 @@ void model_link_friction(psb_model *m, double h) {
     }
 }
 
-void model_find_links(psb_model *m, double h, double kappa) {
+// The rings' links' forces where the solve left the points, each kept on
+// its point with the body it pushed against (a point with two pushing links
+// keeps the later one's).
+void model_keep_link_forces(psb_model *m) {
+    for (int k = 0; k < m->body_count; k++) {
+        model_body *B = m->bodies[k];
+        for (int i = 0; i < B->n && B->kind == PSB_RING; i++) {
+            B->kept_against[i] = 0;
+        }
+    }
+    for (int l = 0; l < m->link_count; l++) {
+        const model_contact *c = &m->links[l];
+        model_body *A = m->bodies[c->a];
+        if (A->kind != PSB_RING) {
+            continue;
+        }
+        const double d =
+            dot(sub(A->x[c->p], feature_point(m->bodies[c->b], c->feature, c->beta)), c->n) -
+            c->hold;
+        if (d < 0.0) {
+            A->kept_force[c->p] = c->k * -d;
+            A->kept_against[c->p] = c->b + 1;
+        }
+    }
+    m->link_forces_kept = true;
+}
+
+void model_find_links(psb_model *m, double h, double kappa, double ring_kappa) {
     m->link_count = 0;
     if (!m->params.body_contact) {
         return;
@@ -760,7 +795,7 @@ void model_find_links(psb_model *m, double h, double kappa) {
     for (int a = 0; a < m->body_count; a++) {
         for (int b = 0; b < m->body_count; b++) {
             if (a != b && pair_touches(m, a, b)) {
-                find_pair_links(m, a, b, h, kappa);
+                find_pair_links(m, a, b, h, kappa, ring_kappa);
             }
         }
     }

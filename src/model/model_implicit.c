@@ -43,8 +43,11 @@
 
 // A link's stiffness in units of its points' effective mass over the
 // sub-step squared, (1 / W) / h^2: a point that would end the sub-step s
-// past a link's plane (held by inertia alone) ends it s / (1 + this) past.
-#define LINK_STIFFNESS 100.0
+// past a link's plane (held by inertia alone) ends it s / (1 + this) past;
+// a ring's softer, starting from the force it last pushed with
+// (docs/contact.md, "A ring's links start from their last force").
+#define LINK_STIFFNESS      100.0
+#define RING_LINK_STIFFNESS 10.0
 
 enum { NEWTON_MAX = 200, HALVINGS_MAX = 40 };
 
@@ -655,7 +658,7 @@ static int root_of(int *parent, int k) {
 }
 
 void model_implicit_world_step(psb_model *m, double t, double h) {
-    model_find_links(m, h, LINK_STIFFNESS);
+    model_find_links(m, h, LINK_STIFFNESS, RING_LINK_STIFFNESS);
     const int bodies = m->body_count;
     int *parent = malloc((size_t)bodies * sizeof *parent);
     int *link = malloc((size_t)(m->link_count > 0 ? m->link_count : 1) * sizeof *link);
@@ -697,5 +700,6 @@ void model_implicit_world_step(psb_model *m, double t, double h) {
         }
     }
     model_link_friction(m, h);
+    model_keep_link_forces(m);
     free(parent), free(link), free(s);
 }

@@ -53,6 +53,11 @@ typedef struct model_body {
     int *around_first, *around, *across;
     bool *touched;
     double *link_k; // the links' share of the Hessian's diagonal at each point
+    // A ring's links carried over (model_keep_link_forces): the force each
+    // point's link pushed with at the end of the last solved sub-step, N, and
+    // the body it pushed against plus 1 (0: none).
+    double *kept_force;
+    int *kept_against;
 } model_body;
 
 // A contact between bodies (docs/contact.md): point p of body a touches
@@ -84,6 +89,7 @@ struct psb_model {
     int contact_count, contact_capacity;
     model_contact *links; // those the solved step holds in its solve
     int link_count, link_capacity;
+    bool link_forces_kept; // the last sub-step was solved with links: kept_force holds
 };
 
 static inline psb_vec3 add(psb_vec3 a, psb_vec3 b) {
@@ -138,9 +144,12 @@ void model_body_contact(psb_model *m);
 // how many.
 int model_feature_corners(const model_body *b, int f, int corner[3]);
 // The links of a solved sub-step of h between bodies (model_contact.c).
-void model_find_links(psb_model *m, double h, double kappa);
+void model_find_links(psb_model *m, double h, double kappa, double ring_kappa);
 // Coulomb friction (contact_friction) on the links, after a sub-step of h.
 void model_link_friction(psb_model *m, double h);
+/// Keeps the force each ring's link pushed with at the end of the sub-step
+/// just solved, for the next sub-step's link of the same point and body.
+void model_keep_link_forces(psb_model *m);
 // Whether this step holds the bodies apart inside the solve (contact inside
 // the solve on, an implicit integrator, body_contact on).
 bool model_solves_contact(const psb_model *m);

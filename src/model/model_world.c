@@ -59,6 +59,8 @@ static void body_free(model_body *b) {
     free(b->across);
     free(b->touched);
     free(b->link_k);
+    free(b->kept_force);
+    free(b->kept_against);
     free(b);
 }
 
@@ -249,6 +251,8 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
         b->plane_d = calloc(n, sizeof(double));
         b->touched = calloc(n, sizeof(bool));
         b->link_k = calloc(n, sizeof(double));
+        b->kept_force = calloc(n, sizeof(double));
+        b->kept_against = calloc(n, sizeof(int));
         psb_vec3 **vectors[] = {&b->x,     &b->v,       &b->pin_at, &b->hist_x, &b->hist_v,
                                 &b->end_x, &b->end_v,   &b->x0,     &b->v0,     &b->sx,
                                 &b->sv,    &b->f,       &b->y,      &b->xb,     &b->g,
@@ -258,7 +262,8 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
             *vectors[k] = calloc(n, sizeof(psb_vec3));
             ok = ok && *vectors[k];
         }
-        ok = ok && rest && b->tri && b->mass && b->pinned && b->plane_d && b->touched && b->link_k;
+        ok = ok && rest && b->tri && b->mass && b->pinned && b->plane_d && b->touched &&
+             b->link_k && b->kept_force && b->kept_against;
     }
     if (ok) {
         memcpy(b->tri, def->triangles ? def->triangles : (const int[3]){0},
