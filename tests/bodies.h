@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "check.h"
 #include <psb/psb.h>
@@ -68,6 +69,26 @@ static inline psb_world *make_world(const psb_params *p) {
     psb_world *w = psb_world_create(p, &err);
     CHECK(w != NULL, "world: %s", err.message);
     return w;
+}
+
+/// Whether two worlds hold the same bits: the same bodies, every point's
+/// position and velocity, and the same time.
+static inline bool same_bits(const psb_world *a, const psb_world *b) {
+    if (psb_world_body_count(a) != psb_world_body_count(b)) {
+        return false;
+    }
+    for (int id = 0; id < psb_world_body_count(a); id++) {
+        const int n = psb_body_point_count(a, id);
+        if (n != psb_body_point_count(b, id)) {
+            return false;
+        }
+        const size_t bytes = (size_t)n * sizeof(psb_vec3);
+        if (memcmp(psb_body_positions(a, id), psb_body_positions(b, id), bytes) != 0 ||
+            memcmp(psb_body_velocities(a, id), psb_body_velocities(b, id), bytes) != 0) {
+            return false;
+        }
+    }
+    return psb_world_time(a) == psb_world_time(b);
 }
 
 /// A material given in full, so the tests do not move with the defaults:

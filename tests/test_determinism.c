@@ -90,25 +90,6 @@ static psb_world *make_scene(void) {
     return w;
 }
 
-// Bitwise comparison of every body's positions and velocities.
-static bool same_bits(const psb_world *a, const psb_world *b) {
-    if (psb_world_body_count(a) != psb_world_body_count(b)) {
-        return false;
-    }
-    for (int id = 0; id < psb_world_body_count(a); id++) {
-        const int n = psb_body_point_count(a, id);
-        if (n != psb_body_point_count(b, id)) {
-            return false;
-        }
-        const size_t bytes = (size_t)n * sizeof(psb_vec3);
-        if (memcmp(psb_body_positions(a, id), psb_body_positions(b, id), bytes) != 0 ||
-            memcmp(psb_body_velocities(a, id), psb_body_velocities(b, id), bytes) != 0) {
-            return false;
-        }
-    }
-    return psb_world_time(a) == psb_world_time(b);
-}
-
 // Integrator for world step k in the switching runs.
 static psb_integrator schedule(int k) {
     static const psb_integrator order[] = {PSB_SYMPLECTIC_EULER, PSB_RK4,  PSB_VERLET, PSB_HEUN,

@@ -208,17 +208,6 @@ static psb_world *make_world_with(int threads, psb_integrator integrator) {
     return make_world_damped(threads, integrator, big_damping[BIG_DAMPED], true);
 }
 
-static bool same_bits(const psb_world *a, const psb_world *b) {
-    for (int id = 0; id < psb_world_body_count(a); id++) {
-        const size_t bytes = (size_t)psb_body_point_count(a, id) * sizeof(psb_vec3);
-        if (memcmp(psb_body_positions(a, id), psb_body_positions(b, id), bytes) != 0 ||
-            memcmp(psb_body_velocities(a, id), psb_body_velocities(b, id), bytes) != 0) {
-            return false;
-        }
-    }
-    return true;
-}
-
 static void test_thread_counts(psb_integrator integrator, double damping) {
     const int counts[] = {2, 3, 5};
     char name[64];

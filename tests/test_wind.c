@@ -363,20 +363,6 @@ static psb_world *busy_world(psb_vec3 wind, double turbulence, double c, int thr
     return w;
 }
 
-static bool same_bits(const psb_world *a, const psb_world *b) {
-    if (psb_world_body_count(a) != psb_world_body_count(b)) {
-        return false;
-    }
-    for (int id = 0; id < psb_world_body_count(a); id++) {
-        const size_t bytes = (size_t)psb_body_point_count(a, id) * sizeof(psb_vec3);
-        if (memcmp(psb_body_positions(a, id), psb_body_positions(b, id), bytes) != 0 ||
-            memcmp(psb_body_velocities(a, id), psb_body_velocities(b, id), bytes) != 0) {
-            return false;
-        }
-    }
-    return true;
-}
-
 static void test_no_wind(void) {
     const psb_vec3 still = {0, 0, 0}, breeze = {2, 0, 1};
     // Still air: the drag coefficient makes no difference, to the bit.

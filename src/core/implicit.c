@@ -49,7 +49,10 @@
 // Newton's method, one conjugate-gradient solve and one line search over
 // all their points, each body with its own preconditioner and sums, added
 // up in body order (implicit_energy.c has the links' terms, implicit_cg.c
-// their product). A body alone is a group of one, solved as it always was.
+// their product). A body whose Newton steps have converged while others'
+// go on is held where it is until they have converged too; then a Newton
+// step over them all judges the group (SETTLE). A body alone is a group
+// of one, solved as it always was.
 //
 // Threads: each thread of the team works on its part's points; every sum
 // over points is made chunk by chunk and the chunks added in order, so all
@@ -79,6 +82,16 @@ enum {
 // Inexact Newton: the conjugate gradients reduce the error's energy by
 // ETA^2 at most.
 #define ETA 0.25
+// A body of a group whose velocities a Newton step, solved to its
+// tolerance, changed by at most SETTLE times the solver's tolerance, while
+// another's still change by more than the tolerance, settles: it is held
+// where it is and the next Newton steps run over the others, its links
+// acting on them as a fixed wall. At rest a pile's last Newton steps are
+// one or two bodies' (their velocities still change by 1e-3 m/s and more
+// when the rest are at 1e-5), and each step over all of them costs the
+// whole group's work. When the others have converged, every body takes part
+// again and the group's convergence is judged over all of them.
+#define SETTLE 0.25
 // The longest move a line search starts from, in the body's rest sizes
 // (rest_size, the diagonal of its rest shape's box). A Newton step is that
 // long only where its quadratic model is far off: a membrane at its rest
@@ -122,9 +135,37 @@ static double largest_change(group *g) {
     implicit_each_body(g, change_body, NULL);
     double most = 0.0;
     for (int k = 0; k < g->count; k++) {
-        most = k == 0 ? g->s[k].change : fmax(most, g->s[k].change);
+        most = g->s[k].settled ? most : fmax(most, g->s[k].change);
     }
     return most;
+}
+
+// Settles body k (SETTLE) if its change is within *below: its d and p to
+// 0, so that the others' conjugate gradients see it as fixed.
+static void settle_body(group *g, int k, void *below) {
+    step_ctx *s = &g->s[k];
+    if (s->change > *(const double *)below) {
+        return;
+    }
+    implicit_work *W = s->W;
+    for (int c = 0; c < 3; c++) {
+        for (int i = s->part->i0; i < s->part->i1; i++) {
+            W->d[c][i] = 0.0;
+            W->p[c][i] = 0.0;
+        }
+    }
+    s->settled = true;
+}
+
+// The group's first body that is not settled (one always is while it
+// solves): its flags stand for the group's.
+static const step_ctx *lead_body(const group *g) {
+    for (int k = 0; k < g->count; k++) {
+        if (!g->s[k].settled) {
+            return &g->s[k];
+        }
+    }
+    return &g->s[0];
 }
 
 // x = base + alpha d on the part's points, kept out of the colliders, and
@@ -166,8 +207,12 @@ static void move_body(group *g, int k, void *alpha) {
 static double move_along(group *g, double alpha) {
     implicit_each_body(g, move_body, &alpha);
     double slope = 0.0;
+    bool first = true;
     for (int k = 0; k < g->count; k++) {
-        slope = k == 0 ? g->s[k].t[0] : slope + g->s[k].t[0];
+        if (!g->s[k].settled) {
+            slope = first ? g->s[k].t[0] : slope + g->s[k].t[0];
+            first = false;
+        }
     }
     return slope;
 }
@@ -346,6 +391,22 @@ static void accept_body(group *g, int k, void *unused) {
     accept_evaluation(&g->s[k]);
 }
 
+// Every body takes part again, at the iterate (evaluated afresh: the
+// settled ones' gradients have the others' moves to take in); returns
+// whether any was settled.
+static bool wake_all(group *g, evaluation *at) {
+    bool any = false;
+    for (int k = 0; k < g->count; k++) {
+        any = any || g->s[k].settled;
+        g->s[k].settled = false;
+    }
+    if (any) {
+        *at = implicit_group_evaluate(g, true);
+        implicit_each_body(g, accept_body, NULL);
+    }
+    return any;
+}
+
 // A translation of every body of a group: x += sign shift.
 typedef struct translation {
     const double *shift;
@@ -433,7 +494,7 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
     // evaluation, and held by the one the current direction came from.
     bool exact = false, direction_exact = false, direction_clamped = false;
     // The bodies' caps of iterations added up (each iteration of the
-    // group's runs over all its bodies).
+    // group's runs over all its bodies but the settled ones).
     const int budget = p->solver_iterations * g->count;
     while (!converged && newton < NEWTON_MAX && cg < budget) {
         // Inexact Newton: the first solve loose, the later ones tighter as
@@ -455,6 +516,9 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
         direction_clamped = first->clamp && !first->exact;
         direction_exact = first->clamp && first->exact;
         if (used == 0 && solved) {
+            if (wake_all(g, &at)) {
+                continue; // the settled bodies' turn
+            }
             converged = true;
             change = 0.0;
             break;
@@ -467,12 +531,13 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
         // Met negative curvature: from the next evaluation on, clamp
         // (unless a group trusts the exact blocks). The first move is at
         // most LONGEST_MOVE of each body's size.
+        const bool negative = lead_body(g)->negative;
         double alpha = 1.0;
         for (int k = 0; k < g->count; k++) {
             step_ctx *s = &g->s[k];
-            s->clamp = s->clamp || s->negative;
+            s->clamp = s->clamp || negative;
             const double cap = LONGEST_MOVE * s->b->rest_size;
-            alpha = s->longest > cap ? fmin(alpha, cap / s->longest) : alpha;
+            alpha = s->longest > cap && !s->settled ? fmin(alpha, cap / s->longest) : alpha;
         }
         implicit_each_body(g, keep_base_body, NULL);
         bool accepted = false;
@@ -496,9 +561,8 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
                 (in_noise && trial.residual < at.residual)) {
                 if (direction_exact) {
                     exact = exact && alpha == 1.0;
-                } else if (g->link_count > 0 && direction_clamped && alpha == 1.0 &&
-                           !first->negative && !in_noise &&
-                           trial.energy - at.energy < EXACT_RATIO * 0.5 * slope) {
+                } else if (g->link_count > 0 && direction_clamped && alpha == 1.0 && !negative &&
+                           !in_noise && trial.energy - at.energy < EXACT_RATIO * 0.5 * slope) {
                     // The decrease beyond the model's, grad G . d / 2 for a
                     // full step (d^T H d = -grad G . d: conjugate gradients
                     // from 0 that met no negative curvature), slope = grad G . d.
@@ -509,6 +573,14 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
                 accepted = true;
                 converged = solved && change <= p->solver_tol;
                 break;
+            }
+        }
+        if (accepted && g->count > 1) {
+            if (converged && wake_all(g, &at)) {
+                converged = false; // the settled bodies' turn
+            } else if (solved && !converged) {
+                double below = SETTLE * p->solver_tol;
+                implicit_each_body(g, settle_body, &below);
             }
         }
         if (!accepted) {
@@ -539,6 +611,7 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
             break;
         }
     }
+    wake_all(g, &at);
     keep_momentum(g, &at);
     *newton_out = newton;
     *cg_out = cg;
@@ -685,6 +758,9 @@ void implicit_group_step(const psb_world *w, const int *bodies, int count, int s
                  .threads = threads};
     group *g = &all;
     group_start start_at = {w, bodies, slot, t, h};
+    for (int k = 0; k < count; k++) {
+        g->s[k].settled = false; // (a slot's last group's, or never set)
+    }
     implicit_each_body(g, begin_group_body, &start_at);
     for (int k = 0; k < count; k++) {
         g->mass += w->bodies[bodies[k]]->params.mass;

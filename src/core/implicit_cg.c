@@ -274,13 +274,17 @@ static void precondition_body(group *g, int k, void *unused) {
 static double precondition_all(group *g, double floor, bool *within) {
     implicit_each_body(g, precondition_body, NULL);
     double rz = 0.0;
-    bool all_within = true;
+    bool all_within = true, first = true;
     for (int k = 0; k < g->count; k++) {
         step_ctx *s = &g->s[k];
+        if (s->settled) {
+            continue;
+        }
         const double *t = s->t;
         s->sigma_wr = s->sigma * t[0];
         const double rz_k = t[1] - s->sigma * t[0] * t[0]; // r . (D + c g g^T)^-1 r
-        rz = k == 0 ? rz_k : rz + rz_k;
+        rz = first ? rz_k : rz + rz_k;
+        first = false;
         all_within = all_within && sqrt(t[MAX_SLOT]) <= floor * s->h;
     }
     if (within) {
@@ -365,7 +369,8 @@ static void advance_body(group *g, int k, void *alpha) {
 // preconditioner is not positive definite on this problem (a very high
 // pressure on a slack body can make its sweeps diverge): the caller then
 // solves again without it. Each body is preconditioned on its own, the
-// links' stiffness on its points' own blocks.
+// links' stiffness on its points' own blocks. A settled body takes no part:
+// its d and p stay 0, so its links act on the others as a fixed wall.
 int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bool *solved) {
     bool multigrid = false;
     for (int k = 0; k < g->count; k++) {
@@ -385,8 +390,12 @@ int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bo
     while (it < cap) {
         implicit_each_body(g, hessian_body, NULL);
         double pq = 0.0;
+        bool first = true;
         for (int k = 0; k < g->count; k++) {
-            pq = k == 0 ? g->s[k].t[0] : pq + g->s[k].t[0];
+            if (!g->s[k].settled) {
+                pq = first ? g->s[k].t[0] : pq + g->s[k].t[0];
+                first = false;
+            }
         }
         if (g->link_count > 0) {
             pq += link_times(g);

@@ -106,6 +106,8 @@ typedef struct step_ctx {
     bool negative; // the conjugate gradients met negative curvature
     bool touching; // the last evaluation found points on or in a collider
     bool linked;   // in a group with links: the evaluation adds link_g and link_d
+    bool settled;  // in a group: held where it is while the others' Newton steps go on
+                   // (its d and p are 0; the group's work passes it by: SETTLED)
     // In a group: the conjugate gradients' per-body sums of the current
     // iteration, sigma (w . r) and g . p; the Newton direction's largest
     // velocity change (m/s) and longest move (m); this body's totals of its
@@ -229,10 +231,10 @@ static inline bool is_free(const psb_body *b, int i) {
 // Across the files.
 
 // implicit.c
-/// Runs work on each body of g: side by side on g->threads threads when it
-/// has more than one (each body's work on one thread: its sums kept with it
-/// and added up in body order afterwards, so that any count gives the same
-/// bits), else in order on this thread.
+/// Runs work on each body of g that is not settled: side by side on
+/// g->threads threads when it has more than one (each body's work on one
+/// thread: its sums kept with it and added up in body order afterwards, so
+/// that any count gives the same bits), else in order on this thread.
 void implicit_each_body(group *g, body_work *work, void *arg);
 /// The slot of point i's spring to j, or -1.
 int implicit_find_slot(const implicit_work *W, int i, int j);

@@ -80,13 +80,17 @@ void implicit_each_body(group *g, body_work *work, void *arg) {
     if (g->threads > 1) {
 #pragma omp parallel for num_threads(g->threads) schedule(dynamic)
         for (int k = 0; k < g->count; k++) {
-            work(g, k, arg);
+            if (!g->s[k].settled) {
+                work(g, k, arg);
+            }
         }
         return;
     }
 #endif
     for (int k = 0; k < g->count; k++) {
-        work(g, k, arg);
+        if (!g->s[k].settled) {
+            work(g, k, arg);
+        }
     }
 }
 
