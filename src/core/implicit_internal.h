@@ -107,7 +107,7 @@ typedef struct step_ctx {
     bool touching; // the last evaluation found points on or in a collider
     bool linked;   // in a group with links: the evaluation adds link_g and link_d
     bool settled;  // in a group: held where it is while the others' Newton steps go on
-                   // (its d and p are 0; the group's work passes it by: SETTLED)
+                   // (its d and p are 0; the group's work passes it by: SETTLE)
     // In a group: the conjugate gradients' per-body sums of the current
     // iteration, sigma (w . r) and g . p; the Newton direction's largest
     // velocity change (m/s) and longest move (m); this body's totals of its
