@@ -208,15 +208,7 @@ static void move_body(group *g, int k, void *alpha) {
 
 static double move_along(group *g, double alpha) {
     implicit_each_body(g, move_body, &alpha);
-    double slope = 0.0;
-    bool first = true;
-    for (int k = 0; k < g->count; k++) {
-        if (!g->s[k].settled) {
-            slope = first ? g->s[k].t[0] : slope + g->s[k].t[0];
-            first = false;
-        }
-    }
-    return slope;
+    return unsettled_sum(g);
 }
 
 // BDF2 (dt the sub-step, h^ = 2 dt / 3):

@@ -389,14 +389,7 @@ int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bo
     int it = 0;
     while (it < cap) {
         implicit_each_body(g, hessian_body, NULL);
-        double pq = 0.0;
-        bool first = true;
-        for (int k = 0; k < g->count; k++) {
-            if (!g->s[k].settled) {
-                pq = first ? g->s[k].t[0] : pq + g->s[k].t[0];
-                first = false;
-            }
-        }
+        double pq = unsettled_sum(g);
         if (g->link_count > 0) {
             pq += link_times(g);
         }

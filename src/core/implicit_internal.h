@@ -143,6 +143,20 @@ static inline void accept_evaluation(step_ctx *s) {
     s->base = 1 - s->base;
 }
 
+// The bodies' first sums, t[0], added up in body order over those that are
+// not settled (the same bits on any thread count).
+static inline double unsettled_sum(const group *g) {
+    double sum = 0.0;
+    bool first = true;
+    for (int k = 0; k < g->count; k++) {
+        if (!g->s[k].settled) {
+            sum = first ? g->s[k].t[0] : sum + g->s[k].t[0];
+            first = false;
+        }
+    }
+    return sum;
+}
+
 // ---------------------------------------------------------------------------
 // Small 3x3 algebra. A symmetric block is kept as (xx xy xz yy yz zz).
 
