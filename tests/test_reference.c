@@ -386,6 +386,16 @@ int main(void) {
     collide.touches = true;
     collide.body_count = 2;
 
+    // Two balls flying into each other at 12 m/s: their triangles turn by
+    // tens of degrees in the step they meet, and the solve turns the
+    // links' normals with them (docs/contact.md, "A link's normal turns
+    // with its feature").
+    scene hard = collide;
+    hard.name = "two balls colliding hard";
+    hard.steps = 24;
+    hard.defs[0].velocity = (psb_vec3){6.0, 0.0, 0.5};
+    hard.defs[1].velocity = (psb_vec3){-6.0, 0.0, 0.0};
+
     // A ball at rest pulled by the grab spring, by its point farthest from
     // the other ball, into that ball: it pushes it along.
     scene grab = base("a grabbed ball pushing another", 45);
@@ -490,10 +500,10 @@ int main(void) {
     // The same three with contact inside the solve (docs/contact.md), at
     // one step of 1/60 s: the bodies that touch solved together, held apart
     // by links.
-    scene *solved[3] = {&collide, &pile, &rings};
-    const char *solved_name[3] = {"two balls colliding, solved", "pile of four balls, solved",
-                                  "two rings, solved"};
-    for (int k = 0; k < 3; k++) {
+    scene *solved[4] = {&collide, &pile, &rings, &hard};
+    const char *solved_name[4] = {"two balls colliding, solved", "pile of four balls, solved",
+                                  "two rings, solved", "two balls colliding hard, solved"};
+    for (int k = 0; k < 4; k++) {
         scene sc = *solved[k];
         sc.name = solved_name[k];
         sc.params.contact_solve = true;

@@ -598,6 +598,71 @@ static psb_vec3 pseudo_normal(const contact_body *cb, int e, const double *beta)
     return n;
 }
 
+// Triangle k's unit normal where its corners are now.
+static psb_vec3 triangle_now(const psb_body *b, const int *k) {
+    const psb_vec3 x0 = point_at(b, k[0]);
+    return unit(cross(sub(point_at(b, k[1]), x0), sub(point_at(b, k[2]), x0)));
+}
+
+// The pseudo-normal at corner c of triangle e where the points are now: the
+// triangles around c, each normal times its angle at c (as
+// surface_normals), found by walking across the edges that meet at c, one
+// way round from e and, at a border, the other way.
+static psb_vec3 corner_now(const contact_body *cb, const psb_body *b, int e, int c) {
+    psb_vec3 sum = v3(0.0, 0.0, 0.0);
+    for (int way = 0; way < 2; way++) {
+        int t = e;
+        for (int steps = 0; steps < cb->elements; steps++) {
+            const int *k = &cb->corner[3 * t];
+            const int j = k[0] == c ? 0 : k[1] == c ? 1 : 2;
+            if (way == 0 || t != e) {
+                const psb_vec3 u = unit(sub(point_at(b, k[(j + 1) % 3]), point_at(b, c)));
+                const psb_vec3 v = unit(sub(point_at(b, k[(j + 2) % 3]), point_at(b, c)));
+                const double angle = acos(fmin(1.0, fmax(-1.0, dot(u, v))));
+                sum = add(sum, scale(angle, triangle_now(b, k)));
+            }
+            // Across the edge from c to the next corner (way 0), or from
+            // the one before to c (way 1).
+            t = cb->across[3 * t + (way == 0 ? j : (j + 2) % 3)];
+            if (t == e) {
+                return unit(sum); // round: every triangle at c
+            }
+            if (t < 0) {
+                break;
+            }
+        }
+    }
+    return unit(sum);
+}
+
+void contact_link_normal(const psb_world *w, const solve_link *l, double n[3]) {
+    const psb_body *b = w->bodies[l->b];
+    const contact_body *cb = b->touch;
+    const double *was = l->n;
+    if (cb->per != 3) {
+        memmove(n, was, 3 * sizeof(double));
+        return;
+    }
+    const int *k = &cb->corner[3 * l->e];
+    const int zeros = (l->beta[0] == 0.0) + (l->beta[1] == 0.0) + (l->beta[2] == 0.0);
+    psb_vec3 m = triangle_now(b, k);
+    if (zeros == 2) {
+        const int j = l->beta[0] != 0.0 ? 0 : l->beta[1] != 0.0 ? 1 : 2;
+        m = corner_now(cb, b, l->e, k[j]);
+    } else if (zeros == 1) {
+        // The edge opposite corner z runs from corner z + 1 to z + 2.
+        const int z = l->beta[0] == 0.0 ? 0 : l->beta[1] == 0.0 ? 1 : 2;
+        const int t = cb->across[3 * l->e + (z + 1) % 3];
+        m = t < 0 ? m : unit(add(m, triangle_now(b, &cb->corner[3 * t])));
+    }
+    if (b->kind == PSB_CLOTH && m.x * was[0] + m.y * was[1] + m.z * was[2] < 0.0) {
+        m = scale(-1.0, m);
+    }
+    n[0] = m.x;
+    n[1] = m.y;
+    n[2] = m.z;
+}
+
 // ---- finding the contacts
 
 // The velocity of p relative to the point of the surface it touches: now,
@@ -1295,7 +1360,10 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search
         }
         const bool ring = a->kind == PSB_RING;
         l.k = (ring ? RING_LINK_STIFFNESS : LINK_STIFFNESS) / (W * h * h);
-        l.hold = fmin(delta, dot(sub(p, on), n) + RECOVERY_SPEED * h);
+        const double start = dot(sub(p, on), n);
+        l.hold = fmin(delta, start + RECOVERY_SPEED * h);
+        l.floor = fmin(0.0, start);
+        l.e = q.best;
         if (ring && w->link_forces_kept && a->touch->kept_against[k] == ib + 1) {
             // Pushing with the force it last had where it is held.
             l.hold += a->touch->kept_force[k] / l.k;

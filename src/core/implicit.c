@@ -94,6 +94,18 @@ enum {
 // judged over all of them. Groups of rings do not settle (docs/contact.md,
 // "Settled bodies").
 #define SETTLE 0.25
+
+// A link's plane keeps the pseudo-normal its feature had where the
+// sub-step started; a feature that turns in the step (a ball flattening as
+// it lands on another at 5 m/s turns its triangles by tens of degrees)
+// leaves the plane off its surface, and points the plane holds out end
+// inside. At a converged iterate, if some 3D link's point is more than
+// TURN_SLACK (m) deeper than its floor along its feature's pseudo-normal
+// where the points are now, every 3D link takes that normal and the solve
+// goes on, at most TURN_ROUNDS times a sub-step (turn_links). Rings' links
+// keep theirs (docs/contact.md, "A link's normal turns with its feature").
+enum { TURN_ROUNDS = 2 };
+#define TURN_SLACK 1e-3
 // The longest move a line search starts from, in the body's rest sizes
 // (rest_size, the diagonal of its rest shape's box). A Newton step is that
 // long only where its quadratic model is far off: a membrane at its rest
@@ -401,6 +413,22 @@ static bool wake_all(group *g, evaluation *at) {
     return any;
 }
 
+// At a converged iterate: the links' normals made again where one would
+// let its point in (TURN_ROUNDS), every body back in the solve, evaluated
+// afresh; returns whether the solve goes on.
+static bool turn_links(group *g, evaluation *at, int *rounds) {
+    if (g->link_count == 0 || *rounds >= TURN_ROUNDS || !implicit_turn_links(g, TURN_SLACK)) {
+        return false;
+    }
+    ++*rounds;
+    for (int k = 0; k < g->count; k++) {
+        g->s[k].settled = false;
+    }
+    *at = implicit_group_evaluate(g, true);
+    implicit_each_body(g, accept_body, NULL);
+    return true;
+}
+
 // A translation of every body of a group: x += sign shift.
 typedef struct translation {
     const double *shift;
@@ -490,11 +518,13 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
     // The bodies' caps of iterations added up (each iteration of the
     // group's runs over all its bodies but the settled ones).
     const int budget = p->solver_iterations * g->count;
+    // The links' turns so far (turn_links), and the Newton step of the last.
+    int rounds = 0, round_start = 0;
     while (!converged && newton < NEWTON_MAX && cg < budget) {
         // Inexact Newton: the first solve loose, the later ones tighter as
         // the steps shrink (a forcing term in Eisenstat and Walker's spirit,
         // on the moves).
-        const double eta = newton == 0 ? ETA : fmin(ETA, sqrt(change / first_change));
+        const double eta = newton == round_start ? ETA : fmin(ETA, sqrt(change / first_change));
         const double floor = 0.5 * p->solver_tol;
         const int left = budget - cg;
         bool solved = false;
@@ -513,13 +543,17 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
             if (wake_all(g, &at)) {
                 continue; // the settled bodies' turn
             }
-            converged = true;
             change = 0.0;
+            if (turn_links(g, &at, &rounds)) {
+                round_start = newton;
+                continue;
+            }
+            converged = true;
             break;
         }
         newton++;
         change = largest_change(g);
-        if (newton == 1) {
+        if (newton == round_start + 1) {
             first_change = change;
         }
         // Met negative curvature: from the next evaluation on, clamp
@@ -572,6 +606,9 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
         if (accepted && g->count > 1) {
             if (converged && wake_all(g, &at)) {
                 converged = false; // the settled bodies' turn
+            } else if (converged && turn_links(g, &at, &rounds)) {
+                converged = false;
+                round_start = newton;
             } else if (solved && !converged && !first->ring) {
                 // (Rings touch rings only, and a rings' group does not
                 // settle: it left more ring points inside others, for a

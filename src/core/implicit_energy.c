@@ -591,6 +591,37 @@ static double link_terms(const group *g) {
     return energy;
 }
 
+// Link l's (x_p - q) . n along n, its feature's pseudo-normal where the
+// points are now (into n).
+static double along_now(const psb_world *w, const solve_link *l, double n[3]) {
+    const psb_body *A = w->bodies[l->a], *B = w->bodies[l->b];
+    contact_link_normal(w, l, n);
+    double along = 0.0;
+    for (int c = 0; c < 3; c++) {
+        double q = 0.0;
+        for (int j = 0; j < 3; j++) {
+            q += l->beta[j] * B->x[c][l->corner[j]];
+        }
+        along += (A->x[c][l->p] - q) * n[c];
+    }
+    return along;
+}
+
+bool implicit_turn_links(group *g, double slack) {
+    const psb_world *w = g->s[0].w;
+    bool deeper = false;
+    for (int m = 0; m < g->link_count && !deeper; m++) {
+        const solve_link *l = &g->links[g->link[m]];
+        double n[3];
+        deeper = w->bodies[l->b]->kind != PSB_RING && along_now(w, l, n) < l->floor - slack;
+    }
+    for (int m = 0; m < g->link_count && deeper; m++) {
+        solve_link *l = &g->links[g->link[m]];
+        contact_link_normal(w, l, l->n); // (a ring's as it is)
+    }
+    return deeper;
+}
+
 static void evaluate_body(group *g, int k, void *with_derivatives) {
     g->s[k].eval = implicit_evaluate(&g->s[k], *(const bool *)with_derivatives);
 }

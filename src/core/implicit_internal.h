@@ -122,8 +122,8 @@ typedef struct step_ctx {
 typedef struct group {
     step_ctx *s; // count contexts, the bodies in increasing index
     int count;
-    const solve_link *links; // the world's
-    const int *link;         // link_count indices into links
+    solve_link *links; // the world's (the solve may make their normals again)
+    const int *link;   // link_count indices into links
     int link_count;
     unsigned char *pushing; // per link (world index): it pushed at the last evaluation
     double mass;            // the bodies' total, kg
@@ -275,6 +275,10 @@ evaluation implicit_evaluate(step_ctx *s, bool with_derivatives);
 /// The same for a group: each body's, the links' energy, gradient and
 /// blocks added (one body alone: its own evaluation, the same bits).
 evaluation implicit_group_evaluate(group *g, bool with_derivatives);
+/// If a 3D link, along its feature's pseudo-normal where the points are now,
+/// would have its point more than slack (m) deeper than its floor, every 3D
+/// link of the group takes that normal; returns whether they did.
+bool implicit_turn_links(group *g, double slack);
 
 // implicit_cg.c
 /// Solves H d = -grad G approximately (see the definition); returns the

@@ -173,14 +173,18 @@ struct psb_world {
 // A link of contact inside the solve (docs/contact.md): point p of body a
 // (internal index) is held on the outer side of body b's feature at
 // q = sum beta_j x(corner_j), normal n, by the energy
-// k/2 min(0, (x_p - q) . n - hold)^2; fixed for the sub-step.
+// k/2 min(0, (x_p - q) . n - hold)^2; fixed for the sub-step, but for n,
+// which the solve may make again where the points are then
+// (implicit_turn_links).
 typedef struct solve_link {
     int a, p, b;
     int corner[3];
     double beta[3]; // a ring's edge has two; the third is 0
     double n[3];
-    double k;    // N/m
-    double hold; // m
+    double k;     // N/m
+    double hold;  // m
+    double floor; // m: the deepest (x_p - q) . n it may end at, min(0, where it starts)
+    int e;        // the element of b's surface q lies on
 } solve_link;
 
 static inline bool vec_finite(psb_vec3 a) {
@@ -386,6 +390,10 @@ void contact_link_friction(psb_world *w, double h);
 /// just solved, for the next sub-step's links of the same point and body
 /// (contact.c).
 void contact_keep_link_forces(psb_world *w);
+/// The pseudo-normal of 3D link l's feature where the points are now, into
+/// n (against a cloth, on the side of the link's n); a ring's link's n as
+/// it is (contact.c).
+void contact_link_normal(const psb_world *w, const solve_link *l, double n[3]);
 
 // body_make.c
 psb_body *body_create(const psb_body_def *def, const psb_params *world_params, double time,

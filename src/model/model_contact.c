@@ -208,6 +208,15 @@ static psb_vec3 pseudo_normal(const model_body *b, int f, const double beta[3]) 
     return point_normal(b, b->tri[3 * f + (beta[0] != 0.0 ? 0 : beta[1] != 0.0 ? 1 : 2)]);
 }
 
+psb_vec3 model_link_normal(const psb_model *m, const model_contact *c) {
+    const model_body *B = m->bodies[c->b];
+    if (B->kind == PSB_RING) {
+        return c->n;
+    }
+    const psb_vec3 n = pseudo_normal(B, c->feature, c->beta);
+    return B->kind == PSB_CLOTH && dot(n, c->n) < 0.0 ? scale(-1.0, n) : n;
+}
+
 // Whether point j is joined to point i by an edge: a corner of a triangle
 // around i (on a ring, i - 1 or i + 1).
 static bool joined(const model_body *b, int i, int j) {
@@ -716,7 +725,8 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, 
                            .feature = nearest,
                            .beta = {beta[0], beta[1], beta[2]},
                            .n = n,
-                           .hold = fmin(delta, start + RECOVERY_SPEED * h)};
+                           .hold = fmin(delta, start + RECOVERY_SPEED * h),
+                           .floor = fmin(0.0, start)};
         const double W = contact_give(m, &c);
         if (W > 0.0 && dot(n, n) > 0.0) {
             const bool ring = A->kind == PSB_RING;

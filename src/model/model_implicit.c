@@ -50,6 +50,10 @@
 #define RING_LINK_STIFFNESS 10.0
 
 enum { NEWTON_MAX = 200, HALVINGS_MAX = 40 };
+// Links turned with their features (turn_links): a sub-step's rounds at
+// most, and the depth past a link's floor let be, m.
+enum { TURN_ROUNDS = 2 };
+#define TURN_SLACK 1e-3
 
 typedef struct solve_ctx {
     const psb_model *m;
@@ -266,6 +270,27 @@ static double link_gap(const psb_model *m, const model_contact *c) {
     return dot(sub(A->x[c->p], q), c->n) - c->hold;
 }
 
+// A link's plane keeps its feature's pseudo-normal from the sub-step's
+// start, and a feature that turns in the step (a ball landing on another)
+// leaves it off the surface. At a solution: if a 3D link, along its
+// feature's pseudo-normal where the points are now, would have its point
+// deeper than its floor by more than TURN_SLACK, every 3D link takes that
+// normal; returns whether they did (then G has changed).
+static bool turn_links(const group *g) {
+    bool deeper = false;
+    for (int l = 0; l < g->link_count && !deeper; l++) {
+        model_contact c = g->m->links[g->link[l]];
+        c.n = model_link_normal(g->m, &c);
+        deeper = g->m->bodies[c.b]->kind != PSB_RING &&
+                 link_gap(g->m, &c) + c.hold < c.floor - TURN_SLACK;
+    }
+    for (int l = 0; l < g->link_count && deeper; l++) {
+        model_contact *c = &g->m->links[g->link[l]];
+        c->n = model_link_normal(g->m, c);
+    }
+    return deeper;
+}
+
 // A link's energy at gap d (link_gap), over k: d² / 2 where d < 0 (the
 // link pushes), else 0; its first and second derivatives into d1 and d2.
 static double link_energy(double d, double *d1, double *d2) {
@@ -454,9 +479,20 @@ static double residual(const group *g) {
 // Newton's method on G from the bodies' x; each body's r holds the gradient.
 static void solve(const group *g, int *newton_out, int *cg_out, bool *converged) {
     double G = group_energy(g, false);
-    int newton = 0, cg = 0;
+    int newton = 0, cg = 0, rounds = 0;
     *converged = residual(g) <= TOLERANCE;
-    while (!*converged && newton < NEWTON_MAX) {
+    while (newton < NEWTON_MAX) {
+        if (*converged) {
+            // Solved: once more with links turned with their features, if
+            // one of them lets its point in.
+            if (rounds == TURN_ROUNDS || g->link_count == 0 || !turn_links(g)) {
+                break;
+            }
+            rounds++;
+            G = group_energy(g, false);
+            *converged = residual(g) <= TOLERANCE;
+            continue;
+        }
         cg += conjugate_gradients(g);
         newton++;
         // The line search from here (x0: where it starts): no body's point

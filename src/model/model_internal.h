@@ -68,11 +68,12 @@ typedef struct model_contact {
     int b, feature;
     double beta[3]; // a ring's edge has two; the third is 0
     psb_vec3 n;
-    double un0;  // m/s: (v_p - sum beta_i v_i) . n at the start of the world step
-    bool pushed; // a position pass moved its points
-    double k;    // N/m: a link's stiffness (model_find_links)
-    double hold; // m: a link keeps (x_p - q) . n at least this: δ, or less where it
-                 // starts nearer (there, plus what RECOVERY_SPEED moves it out)
+    double un0;   // m/s: (v_p - sum beta_i v_i) . n at the start of the world step
+    bool pushed;  // a position pass moved its points
+    double k;     // N/m: a link's stiffness (model_find_links)
+    double hold;  // m: a link keeps (x_p - q) . n at least this: δ, or less where it
+                  // starts nearer (there, plus what RECOVERY_SPEED moves it out)
+    double floor; // m: the deepest (x_p - q) . n a link may end at, min(0, where it starts)
 } model_contact;
 
 struct psb_model {
@@ -143,6 +144,9 @@ void model_body_contact(psb_model *m);
 // The feature's corners (a triangle's three, a ring's edge's two); returns
 // how many.
 int model_feature_corners(const model_body *b, int f, int corner[3]);
+// The pseudo-normal of 3D link c's feature where the points are now
+// (against a cloth, on the side of the link's n); a ring's link's n.
+psb_vec3 model_link_normal(const psb_model *m, const model_contact *c);
 // The links of a solved sub-step of h between bodies (model_contact.c).
 void model_find_links(psb_model *m, double h, double kappa, double ring_kappa);
 // Coulomb friction (contact_friction) on the links, after a sub-step of h.
