@@ -180,6 +180,19 @@ static int stable_substeps(psb_integrator integrator) {
     }
 }
 
+// Two balls flying into each other in empty space, at world steps of
+// 1/60 s: no gravity, floor or walls, contact of a body with itself off,
+// restitution 0.5; contact inside the solve if `solve`.
+static psb_params collision_params(psb_integrator integrator, int substeps, bool solve) {
+    psb_params p = free_params(1.0 / 60.0);
+    p.self_contact = false;
+    p.integrator = integrator;
+    p.substeps = substeps;
+    p.restitution = 0.5;
+    p.contact_solve = solve;
+    return p;
+}
+
 // Two balls flying into each other off-centre, in empty space: the total
 // momentum stays what it was, to 1e-9 of it. Without contact of a body
 // with itself: forward Euler gains energy every sub-step, and its undamped
@@ -192,13 +205,8 @@ static void test_momentum(const psb_mesh *ball, bool solve) {
         if (solve && !psb_integrator_is_implicit(integrator)) {
             continue;
         }
-        psb_params p = free_params(1.0 / 60.0);
-        p.self_contact = false;
-        p.integrator = integrator;
-        p.substeps = stable_substeps(integrator);
+        psb_params p = collision_params(integrator, stable_substeps(integrator), solve);
         p.friction = 2.0;
-        p.restitution = 0.5;
-        p.contact_solve = solve;
         psb_model *m = make_model(&p);
         if (!m) {
             continue;
@@ -307,12 +315,7 @@ static void test_pile(const psb_mesh *ball, int count, psb_integrator integrator
 // momentum is kept.
 enum { MAX_HEAD_ON = 8 };
 static void test_hard_collision(const psb_mesh *ball, psb_integrator integrator, double speed) {
-    psb_params p = free_params(1.0 / 60.0);
-    p.self_contact = false;
-    p.integrator = integrator;
-    p.substeps = 1;
-    p.restitution = 0.5;
-    p.contact_solve = true;
+    const psb_params p = collision_params(integrator, 1, true);
     psb_model *m = make_model(&p);
     if (!m) {
         return;
