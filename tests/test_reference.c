@@ -4,8 +4,9 @@
 // on a ring, icospheres, a cloth in the wind, real meshes (Spot, and the
 // rocker arm, large enough to be shared between threads, as is a ball of
 // 10242 points), and bodies in contact with each
-// other (docs/contact.md: two balls colliding, a small pile, two rings), on
-// 1 and 2 threads.
+// other (docs/contact.md: two balls colliding, a small pile, two rings; with
+// contact inside the solve, two balls colliding hard as well), on 1 and 2
+// threads.
 //
 // Tolerances, as the largest distance between the two answers over the
 // body's size: the explicit integrators do the same arithmetic in another
@@ -386,12 +387,12 @@ int main(void) {
     collide.touches = true;
     collide.body_count = 2;
 
-    // Two balls flying into each other at 12 m/s: their triangles turn by
-    // tens of degrees in the step they meet, and the solve turns the
-    // links' normals with them (docs/contact.md, "A link's normal turns
-    // with its feature").
+    // Two balls flying into each other at 12 m/s (run with contact inside
+    // the solve only, below): their triangles turn by tens of degrees in
+    // the step they meet, and the solve makes the links' normals again
+    // where the points end (docs/contact.md, "A link's normal turns with
+    // its feature").
     scene hard = collide;
-    hard.name = "two balls colliding hard";
     hard.steps = 24;
     hard.defs[0].velocity = (psb_vec3){6.0, 0.0, 0.5};
     hard.defs[1].velocity = (psb_vec3){-6.0, 0.0, 0.0};
@@ -497,9 +498,9 @@ int main(void) {
     fold.sphere_centre = (psb_vec3){3.0, 0.6, 0.0};
     fold.sphere_radius = 0.25;
 
-    // The same three with contact inside the solve (docs/contact.md), at
-    // one step of 1/60 s: the bodies that touch solved together, held apart
-    // by links.
+    // The same three, and the hard collision, with contact inside the
+    // solve (docs/contact.md), at one step of 1/60 s: the bodies that touch
+    // solved together, held apart by links.
     scene *solved[4] = {&collide, &pile, &rings, &hard};
     const char *solved_name[4] = {"two balls colliding, solved", "pile of four balls, solved",
                                   "two rings, solved", "two balls colliding hard, solved"};
