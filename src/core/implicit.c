@@ -100,9 +100,10 @@ enum {
 // it lands on another at 5 m/s turns its triangles by tens of degrees)
 // leaves the plane off its surface, and points the plane holds out end
 // inside. At a converged iterate, if some 3D link's point is more than
-// TURN_SLACK (m) deeper than its floor along its feature's pseudo-normal
-// where the points are now, every 3D link takes that normal and the solve
-// goes on, at most TURN_ROUNDS times a sub-step (turn_links). Rings' links
+// TURN_SLACK (m) deeper than its floor, and than along its own normal,
+// along its feature's pseudo-normal where the points are now, every 3D link
+// takes that normal and the solve goes on, at most TURN_ROUNDS times a
+// sub-step (turn_links). Rings' links
 // keep theirs (docs/contact.md, "A link's normal turns with its feature").
 enum { TURN_ROUNDS = 2 };
 #define TURN_SLACK 1e-3
@@ -415,9 +416,13 @@ static bool wake_all(group *g, evaluation *at) {
 
 // At a converged iterate: the links' normals made again where one would
 // let its point in (TURN_ROUNDS), every body back in the solve, evaluated
-// afresh; returns whether the solve goes on.
-static bool turn_links(group *g, evaluation *at, int *rounds) {
-    if (g->link_count == 0 || *rounds >= TURN_ROUNDS || !implicit_turn_links(g, TURN_SLACK)) {
+// afresh; returns whether the solve goes on. Not once the solve has used
+// half its Newton steps or half its iterations: the fifty balls' group,
+// turning late, ran out of them in a third of its steps and its pile
+// fell into itself (docs/contact.md).
+static bool turn_links(group *g, evaluation *at, int *rounds, int newton, int cg, int budget) {
+    if (g->link_count == 0 || *rounds >= TURN_ROUNDS || 2 * newton > NEWTON_MAX ||
+        2 * cg > budget || !implicit_turn_links(g, TURN_SLACK)) {
         return false;
     }
     ++*rounds;
@@ -544,7 +549,7 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
                 continue; // the settled bodies' turn
             }
             change = 0.0;
-            if (turn_links(g, &at, &rounds)) {
+            if (turn_links(g, &at, &rounds, newton, cg, budget)) {
                 round_start = newton;
                 continue;
             }
@@ -606,7 +611,7 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
         if (accepted && g->count > 1) {
             if (converged && wake_all(g, &at)) {
                 converged = false; // the settled bodies' turn
-            } else if (converged && turn_links(g, &at, &rounds)) {
+            } else if (converged && turn_links(g, &at, &rounds, newton, cg, budget)) {
                 converged = false;
                 round_start = newton;
             } else if (solved && !converged && !first->ring) {

@@ -591,29 +591,33 @@ static double link_terms(const group *g) {
     return energy;
 }
 
-// Link l's (x_p - q) . n along n, its feature's pseudo-normal where the
-// points are now (into n).
-static double along_now(const psb_world *w, const solve_link *l, double n[3]) {
+// Whether 3D link l's point, along its feature's pseudo-normal where the
+// points are now, is more than slack deeper than its floor and than it is
+// along the link's own n: the feature's turn lets it in.
+static bool turned_in(const psb_world *w, const solve_link *l, double slack) {
     const psb_body *A = w->bodies[l->a], *B = w->bodies[l->b];
+    if (B->kind == PSB_RING) {
+        return false;
+    }
+    double n[3];
     contact_link_normal(w, l, n);
-    double along = 0.0;
+    double now = 0.0, was = 0.0;
     for (int c = 0; c < 3; c++) {
         double q = 0.0;
         for (int j = 0; j < 3; j++) {
             q += l->beta[j] * B->x[c][l->corner[j]];
         }
-        along += (A->x[c][l->p] - q) * n[c];
+        now += (A->x[c][l->p] - q) * n[c];
+        was += (A->x[c][l->p] - q) * l->n[c];
     }
-    return along;
+    return now < l->floor - slack && now < was - slack;
 }
 
 bool implicit_turn_links(group *g, double slack) {
     const psb_world *w = g->s[0].w;
     bool deeper = false;
     for (int m = 0; m < g->link_count && !deeper; m++) {
-        const solve_link *l = &g->links[g->link[m]];
-        double n[3];
-        deeper = w->bodies[l->b]->kind != PSB_RING && along_now(w, l, n) < l->floor - slack;
+        deeper = turned_in(w, &g->links[g->link[m]], slack);
     }
     for (int m = 0; m < g->link_count && deeper; m++) {
         solve_link *l = &g->links[g->link[m]];

@@ -276,8 +276,9 @@ evaluation implicit_evaluate(step_ctx *s, bool with_derivatives);
 /// blocks added (one body alone: its own evaluation, the same bits).
 evaluation implicit_group_evaluate(group *g, bool with_derivatives);
 /// If a 3D link, along its feature's pseudo-normal where the points are now,
-/// would have its point more than slack (m) deeper than its floor, every 3D
-/// link of the group takes that normal; returns whether they did.
+/// would have its point more than slack (m) deeper than its floor and than
+/// along its own n, every 3D link of the group takes that normal; returns
+/// whether they did.
 bool implicit_turn_links(group *g, double slack);
 
 // implicit_cg.c

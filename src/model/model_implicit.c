@@ -274,15 +274,18 @@ static double link_gap(const psb_model *m, const model_contact *c) {
 // start, and a feature that turns in the step (a ball landing on another)
 // leaves it off the surface. At a solution: if a 3D link, along its
 // feature's pseudo-normal where the points are now, would have its point
-// deeper than its floor by more than TURN_SLACK, every 3D link takes that
-// normal; returns whether they did (then G has changed).
+// deeper by more than TURN_SLACK than its floor and than along its own n,
+// every 3D link takes that normal; returns whether they did (then G has
+// changed).
 static bool turn_links(const group *g) {
     bool deeper = false;
     for (int l = 0; l < g->link_count && !deeper; l++) {
-        model_contact c = g->m->links[g->link[l]];
+        const model_contact *was = &g->m->links[g->link[l]];
+        model_contact c = *was;
         c.n = model_link_normal(g->m, &c);
-        deeper = g->m->bodies[c.b]->kind != PSB_RING &&
-                 link_gap(g->m, &c) + c.hold < c.floor - TURN_SLACK;
+        const double now = link_gap(g->m, &c) + c.hold;
+        deeper = g->m->bodies[c.b]->kind != PSB_RING && now < c.floor - TURN_SLACK &&
+                 now < link_gap(g->m, was) + was->hold - TURN_SLACK;
     }
     for (int l = 0; l < g->link_count && deeper; l++) {
         model_contact *c = &g->m->links[g->link[l]];
