@@ -103,8 +103,8 @@ enum {
 // TURN_SLACK (m) deeper than its floor, and than along its own normal,
 // along its feature's pseudo-normal where the points are now, every 3D link
 // takes that normal and the solve goes on, at most TURN_ROUNDS times a
-// sub-step (turn_links). Rings' links
-// keep theirs (docs/contact.md, "A link's normal turns with its feature").
+// sub-step (turn_links). Rings' links keep theirs (docs/contact.md, "A
+// link's normal turns with its feature").
 enum { TURN_ROUNDS = 2 };
 #define TURN_SLACK 1e-3
 // The longest move a line search starts from, in the body's rest sizes

@@ -50,8 +50,8 @@
 #define RING_LINK_STIFFNESS 10.0
 
 enum { NEWTON_MAX = 200, HALVINGS_MAX = 40 };
-// Links turned with their features (turn_links): a sub-step's rounds at
-// most, and the depth past a link's floor let be, m.
+// Links' normals made again where the points are (turn_links): a
+// sub-step's rounds at most, and the depth past a link's floor let be, m.
 enum { TURN_ROUNDS = 2 };
 #define TURN_SLACK 1e-3
 
@@ -486,8 +486,8 @@ static void solve(const group *g, int *newton_out, int *cg_out, bool *converged)
     *converged = residual(g) <= TOLERANCE;
     while (newton < NEWTON_MAX) {
         if (*converged) {
-            // Solved: once more with links turned with their features, if
-            // one of them lets its point in.
+            // Solved: once more with the links' normals made again, if a
+            // feature's turn lets a point in.
             if (rounds == TURN_ROUNDS || g->link_count == 0 || !turn_links(g)) {
                 break;
             }
