@@ -305,6 +305,31 @@ static void test_pile(const psb_mesh *ball, int count, psb_integrator integrator
     psb_model_destroy(m);
 }
 
+// What 30 steps of model m do to its bodies (meshes: their meshes): the
+// points found inside another body after each step, summed, and the first
+// step with any; the most links in a step; the largest winding number; the
+// largest change of the total momentum, over the momentum at the start.
+typedef struct collision_run {
+    int inside, first_inside, most_links;
+    double deepest, momentum_change;
+} collision_run;
+
+static collision_run run_collision(psb_model *m, const psb_mesh *const *meshes) {
+    const psb_vec3 start = total_momentum(m);
+    collision_run r = {0, -1, 0, 0.0, 0.0};
+    for (int s = 0; s < 30; s++) {
+        psb_model_step(m);
+        const int now = points_inside(m, meshes, &r.deepest);
+        r.first_inside = now > 0 && r.first_inside < 0 ? s : r.first_inside;
+        r.inside += now;
+        r.most_links =
+            psb_model_link_count(m) > r.most_links ? psb_model_link_count(m) : r.most_links;
+        r.momentum_change =
+            fmax(r.momentum_change, norm(sub(total_momentum(m), start)) / norm(start));
+    }
+    return r;
+}
+
 // Two balls flying head-on into each other at `speed` each, contact inside
 // the solve at one step of 1/60 s: in the step they meet their triangles
 // turn by tens of degrees. With the links' normals kept from the step's
@@ -324,17 +349,9 @@ static void test_hard_collision(const psb_mesh *ball, psb_integrator integrator,
     add_body(m, ball, bp, (psb_vec3){-0.8, 0.0, 0.0}, (psb_vec3){speed, 0.0, 0.4});
     add_body(m, ball, bp, (psb_vec3){0.8, 0.2, 0.0}, (psb_vec3){-speed, 0.0, 0.0});
     const psb_mesh *meshes[2] = {ball, ball};
-    const psb_vec3 start = total_momentum(m);
-    int inside = 0, most = 0, first_inside = -1;
-    double deepest = 0.0, worst = 0.0;
-    for (int s = 0; s < 30; s++) {
-        psb_model_step(m);
-        const int now = points_inside(m, meshes, &deepest);
-        first_inside = now > 0 && first_inside < 0 ? s : first_inside;
-        inside += now;
-        most = psb_model_link_count(m) > most ? psb_model_link_count(m) : most;
-        worst = fmax(worst, norm(sub(total_momentum(m), start)) / norm(start));
-    }
+    const collision_run r = run_collision(m, meshes);
+    const int inside = r.inside, most = r.most_links, first_inside = r.first_inside;
+    const double deepest = r.deepest, worst = r.momentum_change;
     printf("head-on    %-10s %.0f m/s each, solved: %d points inside the other ball in 30 steps "
            "(largest winding number %.3f), at most %d links, momentum changed by %.2e of it\n",
            psb_integrator_name(integrator), speed, inside, deepest, most, worst);
@@ -345,6 +362,44 @@ static void test_hard_collision(const psb_mesh *ball, psb_integrator integrator,
     CHECK(worst <= 1e-9, "head-on, %s: the momentum changed by %.3g of itself",
           psb_integrator_name(integrator), worst);
     psb_model_destroy(m);
+}
+
+// A stiff ball of 642 points (ks 5000 N/m: a push reaches all its points
+// in one step) dropped at `speed` onto a soft ball resting on the floor,
+// solved, for 30 steps. Its links count its masses 3.2 times
+// (docs/contact.md, "A stiff body's links"), and at 8 m/s 0 (BDF2) and 1
+// (backward Euler) of its points end a step inside the soft ball: at most
+// MAX_STIFF. Counted once, the links hold each point with the stiffness of
+// its own inertia while the whole stiff ball's pushes behind it: 48 and 44.
+enum { MAX_STIFF = 8 };
+static void test_stiff_landing(const psb_mesh *ball, psb_integrator integrator, double speed) {
+    psb_mesh stiff;
+    ring_or_sphere(false, 0, 3, 0.5, &stiff);
+    psb_params p = collision_params(integrator, 1, true);
+    p.floor = true;
+    p.gravity = psb_default_params().gravity;
+    psb_model *m = make_model(&p);
+    if (!m) {
+        psb_mesh_free(&stiff);
+        return;
+    }
+    add_body(m, &stiff, ball_material(&stiff, 5000.0, 0.1, 400.0), (psb_vec3){0.1, 1.6, 0.0},
+             (psb_vec3){0.0, -speed, 0.0});
+    add_body(m, ball, ball_material(ball, 200.0, 0.1, 400.0), (psb_vec3){0.0, 0.5, 0.0},
+             (psb_vec3){0.0, 0.0, 0.0});
+    const psb_mesh *meshes[2] = {&stiff, ball};
+    const collision_run r = run_collision(m, meshes);
+    const int inside = r.inside, most = r.most_links, first_inside = r.first_inside;
+    const double deepest = r.deepest;
+    printf("stiff      %-10s %.0f m/s onto a ball: %d points inside the other ball in 30 steps "
+           "(largest winding number %.3f), at most %d links\n",
+           psb_integrator_name(integrator), speed, inside, deepest, most);
+    CHECK(inside <= MAX_STIFF,
+          "stiff ball, %s: %d points ended a step inside the other ball (first at step %d)",
+          psb_integrator_name(integrator), inside, first_inside);
+    CHECK(most > 0, "stiff ball, %s: the balls never touched", psb_integrator_name(integrator));
+    psb_model_destroy(m);
+    psb_mesh_free(&stiff);
 }
 
 // Two rings dropped onto each other into the walls' box (2D), too narrow
@@ -1066,6 +1121,8 @@ int main(void) {
     test_rings(&ring, PSB_IMPLICIT, 1.0 / 60.0, 1, true);
     test_hard_collision(&ball, PSB_BDF2, 6.0);
     test_hard_collision(&ball, PSB_IMPLICIT, 6.0);
+    test_stiff_landing(&ball, PSB_BDF2, 8.0);
+    test_stiff_landing(&ball, PSB_IMPLICIT, 8.0);
     test_solve_alone(&ball, &ring);
     double rebound[2] = {0.0, 0.0};
     test_restitution(&ball, 1.0, &rebound[1]);

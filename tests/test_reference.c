@@ -397,6 +397,16 @@ int main(void) {
     hard.defs[0].velocity = (psb_vec3){6.0, 0.0, 0.5};
     hard.defs[1].velocity = (psb_vec3){-6.0, 0.0, 0.0};
 
+    // A stiff ball of 642 points (ks 2000 N/m: a push reaches all its
+    // points in one step) flying into a soft one: its side of each link
+    // counts its masses 3.2 times (docs/contact.md, "A stiff body's
+    // links").
+    scene stiff = collide;
+    stiff.defs[0] = psb_mesh_body_def(&ico3);
+    stiff.defs[0].params = material(2000.0, 0.1, 60.0);
+    stiff.defs[0].offset = collide.defs[0].offset;
+    stiff.defs[0].velocity = collide.defs[0].velocity;
+
     // A ball at rest pulled by the grab spring, by its point farthest from
     // the other ball, into that ball: it pushes it along.
     scene grab = base("a grabbed ball pushing another", 45);
@@ -498,13 +508,14 @@ int main(void) {
     fold.sphere_centre = (psb_vec3){3.0, 0.6, 0.0};
     fold.sphere_radius = 0.25;
 
-    // The same three, and the hard collision, with contact inside the
+    // The same three, the hard collision and the stiff ball, with contact inside the
     // solve (docs/contact.md), at one step of 1/60 s: the bodies that touch
     // solved together, held apart by links.
-    scene *solved[4] = {&collide, &pile, &rings, &hard};
-    const char *solved_name[4] = {"two balls colliding, solved", "pile of four balls, solved",
-                                  "two rings, solved", "two balls colliding hard, solved"};
-    for (int k = 0; k < 4; k++) {
+    scene *solved[5] = {&collide, &pile, &rings, &hard, &stiff};
+    const char *solved_name[5] = {"two balls colliding, solved", "pile of four balls, solved",
+                                  "two rings, solved", "two balls colliding hard, solved",
+                                  "a stiff ball colliding, solved"};
+    for (int k = 0; k < 5; k++) {
         scene sc = *solved[k];
         sc.name = solved_name[k];
         sc.params.contact_solve = true;

@@ -678,6 +678,33 @@ int psb_model_contact_count(const psb_model *m) {
 // ---------------------------------------------------------------------------
 // Links: contacts held inside the solved step (model_implicit.c).
 
+// A stiff body's points move together: in a sub-step of h a push on one
+// point reaches about r = h sqrt(ks / m) springs across its surface (m the
+// body's mean point mass), a patch of about pi r² points, at most all of
+// them. A 3D link holds its point against that inertia: each side's masses
+// count link_drag times, the patch's points over DRAG_PATCH, at least 1
+// (docs/contact.md, "A stiff body's links").
+#define DRAG_PATCH 200.0
+#define PI         3.14159265358979323846
+
+static double link_drag(const model_body *b, double h) {
+    const double patch = PI * h * h * b->params.spring_k * b->n / b->params.mass;
+    return fmax(1.0, fmin(b->n, patch) / DRAG_PATCH);
+}
+
+// How readily a link gives: contact_give with A's masses counted drag_a
+// times and B's drag_b times.
+static double link_give(const psb_model *m, const model_contact *c, double drag_a, double drag_b) {
+    const model_body *B = m->bodies[c->b];
+    int corner[3];
+    const int count = model_feature_corners(B, c->feature, corner);
+    double W = inverse_mass(m->bodies[c->a], c->p) / drag_a;
+    for (int k = 0; k < count; k++) {
+        W += c->beta[k] * c->beta[k] * inverse_mass(B, corner[k]) / drag_b;
+    }
+    return W;
+}
+
 // The links of A's points with B's surface where the points are at the start
 // of a solved sub-step of h: each point p of A within R_p of B's surface,
 // R_p = δ + 2 h (|v_p| + v_B) + 2 |g| h² (v_B: the fastest of B's points),
@@ -685,7 +712,8 @@ int psb_model_contact_count(const psb_model *m) {
 // sub-step, links its nearest feature: the point q = sum β_i x_i, held at
 // these β, and the normal n (B's pseudo-normal there; against a cloth, turned
 // to the side p is on). In the solve the link is the energy
-// k/2 min(0, (x_p - q) . n - hold)², k = kappa / (W h²): a plane that moves
+// k/2 min(0, (x_p - q) . n - hold)², k = kappa / (W h²) (W: link_give, the
+// masses of a stiff body counted as the patch they move with): a plane that moves
 // with the feature's corners, pushing p and the corners apart; hold is δ,
 // or for a point that starts nearer (within the skin, or inside) where it
 // starts plus RECOVERY_SPEED h, so that it is moved out over some steps.
@@ -696,6 +724,8 @@ int psb_model_contact_count(const psb_model *m) {
 static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, double ring_kappa) {
     const model_body *A = m->bodies[a], *B = m->bodies[b];
     const double delta = m->params.contact_thickness;
+    const bool ring = A->kind == PSB_RING;
+    const double drag_a = ring ? 1.0 : link_drag(A, h), drag_b = ring ? 1.0 : link_drag(B, h);
     double fastest = 0.0;
     for (int i = 0; i < B->n; i++) {
         fastest = fmax(fastest, norm(B->v[i]));
@@ -727,9 +757,8 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, 
                            .n = n,
                            .hold = fmin(delta, start + RECOVERY_SPEED * h),
                            .floor = fmin(0.0, start)};
-        const double W = contact_give(m, &c);
+        const double W = link_give(m, &c, drag_a, drag_b);
         if (W > 0.0 && dot(n, n) > 0.0) {
-            const bool ring = A->kind == PSB_RING;
             c.k = (ring ? ring_kappa : kappa) / (W * h * h);
             if (ring && m->link_forces_kept && A->kept_against[i] == b + 1) {
                 c.hold += A->kept_force[i] / c.k;
