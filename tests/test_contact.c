@@ -370,7 +370,7 @@ static void test_hard_collision(const psb_mesh *ball, psb_integrator integrator,
 // (docs/contact.md, "A stiff body's links"), and at 8 m/s 0 (BDF2) and 1
 // (backward Euler) of its points end a step inside the soft ball: at most
 // MAX_STIFF. Counted once, the links hold each point with the stiffness of
-// its own inertia while the whole stiff ball's pushes behind it: 48 and 44.
+// its own inertia while the whole stiff ball pushes behind it: 48 and 44.
 enum { MAX_STIFF = 8 };
 static void test_stiff_landing(const psb_mesh *ball, psb_integrator integrator, double speed) {
     psb_mesh stiff;

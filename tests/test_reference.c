@@ -5,8 +5,8 @@
 // rocker arm, large enough to be shared between threads, as is a ball of
 // 10242 points), and bodies in contact with each
 // other (docs/contact.md: two balls colliding, a small pile, two rings; with
-// contact inside the solve, two balls colliding hard as well), on 1 and 2
-// threads.
+// contact inside the solve, two balls colliding hard and a stiff ball
+// colliding as well), on 1 and 2 threads.
 //
 // Tolerances, as the largest distance between the two answers over the
 // body's size: the explicit integrators do the same arithmetic in another
@@ -508,9 +508,9 @@ int main(void) {
     fold.sphere_centre = (psb_vec3){3.0, 0.6, 0.0};
     fold.sphere_radius = 0.25;
 
-    // The same three, the hard collision and the stiff ball, with contact inside the
-    // solve (docs/contact.md), at one step of 1/60 s: the bodies that touch
-    // solved together, held apart by links.
+    // The same three, the hard collision and the stiff ball, with contact
+    // inside the solve (docs/contact.md), at one step of 1/60 s: the bodies
+    // that touch solved together, held apart by links.
     scene *solved[5] = {&collide, &pile, &rings, &hard, &stiff};
     const char *solved_name[5] = {"two balls colliding, solved", "pile of four balls, solved",
                                   "two rings, solved", "two balls colliding hard, solved",
