@@ -481,17 +481,23 @@ static double inverse_mass(const model_body *b, int i) {
     return b->pinned[i] ? 0.0 : 1.0 / b->mass[i];
 }
 
-// W = w_p + sum β_i² w_i: how readily the contact gives (an impulse J
-// changes the relative velocity u by W J).
-static double contact_give(const psb_model *m, const model_contact *c) {
+// W = w_p / drag_a + sum β_i² w_i / drag_b: how readily the contact gives
+// (an impulse J changes the relative velocity u by W J), A's masses counted
+// drag_a times and B's drag_b times (a link of a stiff body: link_drag).
+static double link_give(const psb_model *m, const model_contact *c, double drag_a, double drag_b) {
     const model_body *B = m->bodies[c->b];
     int corner[3];
     const int count = model_feature_corners(B, c->feature, corner);
-    double W = inverse_mass(m->bodies[c->a], c->p);
+    double W = inverse_mass(m->bodies[c->a], c->p) / drag_a;
     for (int k = 0; k < count; k++) {
-        W += c->beta[k] * c->beta[k] * inverse_mass(B, corner[k]);
+        W += c->beta[k] * c->beta[k] * inverse_mass(B, corner[k]) / drag_b;
     }
     return W;
+}
+
+// W = w_p + sum β_i² w_i, every mass counted once.
+static double contact_give(const psb_model *m, const model_contact *c) {
+    return link_give(m, c, 1.0, 1.0);
 }
 
 // Every point in a contact (p and the corners), each once whatever the
@@ -690,19 +696,6 @@ int psb_model_contact_count(const psb_model *m) {
 static double link_drag(const model_body *b, double h) {
     const double patch = PI * h * h * b->params.spring_k * b->n / b->params.mass;
     return fmax(1.0, fmin(b->n, patch) / DRAG_PATCH);
-}
-
-// How readily a link gives: contact_give with A's masses counted drag_a
-// times and B's drag_b times.
-static double link_give(const psb_model *m, const model_contact *c, double drag_a, double drag_b) {
-    const model_body *B = m->bodies[c->b];
-    int corner[3];
-    const int count = model_feature_corners(B, c->feature, corner);
-    double W = inverse_mass(m->bodies[c->a], c->p) / drag_a;
-    for (int k = 0; k < count; k++) {
-        W += c->beta[k] * c->beta[k] * inverse_mass(B, corner[k]) / drag_b;
-    }
-    return W;
 }
 
 // The links of A's points with B's surface where the points are at the start
