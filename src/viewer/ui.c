@@ -339,15 +339,22 @@ static void material_column(app *a) {
     const psb_body_params *m = a->scene.body_count > 0 ? psb_body_get_params(a->scene.world, 0)
                                                        : &a->scene.config.params.body;
     char t[TEXT_MAX];
-    snprintf(t, sizeof t, "g %.3g m/s^2   mass %.3g kg", p->gravity, m->mass);
-    column_line(a, 2, 0, ui_dim, t);
-    // Loaded models have stiffnesses of their own: the range over the bodies.
-    double ks_lo = m->spring_k, ks_hi = m->spring_k;
+    // Loaded models have stiffnesses of their own, and the pile's rings are
+    // lighter than its balls: the ranges over the bodies.
+    double ks_lo = m->spring_k, ks_hi = m->spring_k, mass_lo = m->mass, mass_hi = m->mass;
     for (int b = 1; b < a->scene.body_count; b++) {
-        const double k = psb_body_get_params(a->scene.world, b)->spring_k;
-        ks_lo = fmin(ks_lo, k);
-        ks_hi = fmax(ks_hi, k);
+        const psb_body_params *bp = psb_body_get_params(a->scene.world, b);
+        ks_lo = fmin(ks_lo, bp->spring_k);
+        ks_hi = fmax(ks_hi, bp->spring_k);
+        mass_lo = fmin(mass_lo, bp->mass);
+        mass_hi = fmax(mass_hi, bp->mass);
     }
+    if (mass_lo == mass_hi) {
+        snprintf(t, sizeof t, "g %.3g m/s^2   mass %.3g kg", p->gravity, mass_lo);
+    } else {
+        snprintf(t, sizeof t, "g %.3g m/s^2   mass %.3g-%.3g kg", p->gravity, mass_lo, mass_hi);
+    }
+    column_line(a, 2, 0, ui_dim, t);
     if (ks_lo == ks_hi) {
         snprintf(t, sizeof t, "ks %.4g N/m   kd %.3g N*s/m", ks_lo, m->spring_damping);
     } else {
