@@ -1317,8 +1317,24 @@ bool contact_step(psb_world *w) {
 #define DRAG_PATCH 200.0
 #define PI         3.14159265358979323846
 // How fast a link moves a point out that starts within the skin or inside
-// the other body, m/s: a bounded depenetration.
+// the other body, m/s: a bounded depenetration (a ring's only from inside:
+// link_hold).
 #define RECOVERY_SPEED 0.3
+
+// Where a link holds its point (m along n), from where the point starts:
+// the skin, or nearer for a point that starts within it or inside. A 3D
+// body's point is moved out to the skin at RECOVERY_SPEED. A ring's point,
+// whose links carry its load from step to step (contact_keep_link_forces),
+// is held where it starts within the skin, and moved out at RECOVERY_SPEED
+// only from inside, to the surface: moved out through the skin every step
+// the pile's rings jiggled and spun up (docs/contact.md, "The pile's
+// rings").
+static double link_hold(double start, double delta, double h, bool ring) {
+    if (!ring) {
+        return fmin(delta, start + RECOVERY_SPEED * h);
+    }
+    return start >= 0.0 ? fmin(delta, start) : fmin(0.0, start + RECOVERY_SPEED * h);
+}
 
 // How many of its points' masses a 3D link of body b counts for each one
 // (DRAG_PATCH), in a sub-step of h.
@@ -1381,7 +1397,7 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search
         }
         l.k = (ring ? RING_LINK_STIFFNESS : LINK_STIFFNESS) / (W * h * h);
         const double start = dot(sub(p, on), n);
-        l.hold = fmin(delta, start + RECOVERY_SPEED * h);
+        l.hold = link_hold(start, delta, h, ring);
         l.floor = fmin(0.0, start);
         l.e = q.best;
         if (ring && w->link_forces_kept && a->touch->kept_against[k] == ib + 1) {

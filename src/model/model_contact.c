@@ -35,7 +35,8 @@
 enum { POSITION_PASSES = 4, VELOCITY_PASSES = 4 };
 
 // With contact inside the solve: how fast a link moves a point that starts a
-// sub-step inside another body, or within its skin, back out to the skin, m/s.
+// sub-step inside another body, or within its skin, back out to the skin, m/s
+// (a ring's: only from inside, to the surface; see link_hold).
 #define RECOVERY_SPEED 0.3
 
 // ---------------------------------------------------------------------------
@@ -698,6 +699,20 @@ static double link_drag(const model_body *b, double h) {
     return fmax(1.0, fmin(b->n, patch) / DRAG_PATCH);
 }
 
+// Where a link holds its point, from where it starts (start, along n): the
+// skin δ, or for a 3D body's point that starts nearer (within the skin, or
+// inside) where it starts plus RECOVERY_SPEED h, so that it is moved out
+// over some steps. A ring's point that starts within the skin is held where
+// it starts, and one that starts inside is moved out at RECOVERY_SPEED to
+// the surface: its links carry its load (model_keep_link_forces), and moved
+// out through the skin every step the pile's rings jiggled and spun up.
+static double link_hold(double start, double delta, double h, bool ring) {
+    if (!ring) {
+        return fmin(delta, start + RECOVERY_SPEED * h);
+    }
+    return start >= 0.0 ? fmin(delta, start) : fmin(0.0, start + RECOVERY_SPEED * h);
+}
+
 // The links of A's points with B's surface where the points are at the start
 // of a solved sub-step of h: each point p of A within R_p of B's surface,
 // R_p = δ + 2 h (|v_p| + v_B) + 2 |g| h² (v_B: the fastest of B's points),
@@ -707,10 +722,8 @@ static double link_drag(const model_body *b, double h) {
 // to the side p is on). In the solve the link is the energy
 // k/2 min(0, (x_p - q) . n - hold)², k = kappa / (W h²) (W: link_give, the
 // masses of a stiff body counted as the patch they move with): a plane that moves
-// with the feature's corners, pushing p and the corners apart; hold is δ,
-// or for a point that starts nearer (within the skin, or inside) where it
-// starts plus RECOVERY_SPEED h, so that it is moved out over some steps.
-// A ring's link: k = ring_kappa / (W h²), and its hold raised by F / k, F
+// with the feature's corners, pushing p and the corners apart; hold as
+// link_hold says. A ring's link: k = ring_kappa / (W h²), and its hold raised by F / k, F
 // the force p's link against B pushed with at the end of the last solved
 // sub-step (model_keep_link_forces; 0 where it had none), so that it
 // starts pushing with F where it is held.
@@ -748,7 +761,7 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, 
                            .feature = nearest,
                            .beta = {beta[0], beta[1], beta[2]},
                            .n = n,
-                           .hold = fmin(delta, start + RECOVERY_SPEED * h),
+                           .hold = link_hold(start, delta, h, ring),
                            .floor = fmin(0.0, start)};
         const double W = link_give(m, &c, drag_a, drag_b);
         if (W > 0.0 && dot(n, n) > 0.0) {
