@@ -723,10 +723,10 @@ static double link_hold(double start, double delta, double h, bool ring) {
 // k/2 min(0, (x_p - q) . n - hold)², k = kappa / (W h²) (W: link_give, the
 // masses of a stiff body counted as the patch they move with): a plane that moves
 // with the feature's corners, pushing p and the corners apart; hold as
-// link_hold says. A ring's link: k = ring_kappa / (W h²), and its hold raised by F / k, F
-// the force p's link against B pushed with at the end of the last solved
-// sub-step (model_keep_link_forces; 0 where it had none), so that it
-// starts pushing with F where it is held.
+// link_hold says. A ring's link: k = ring_kappa / (W h²), and its hold
+// raised by F / k, F the force p's link against B pushed with at the end of
+// the last solved sub-step (model_keep_link_forces; 0 where it had none), so
+// that it starts pushing with F where it is held.
 static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, double ring_kappa) {
     const model_body *A = m->bodies[a], *B = m->bodies[b];
     const double delta = m->params.contact_thickness;
