@@ -413,6 +413,7 @@ run sim --scene pile --time 1.6 --summary
 expect_status 0 "psb sim --scene pile"
 expect_in "$tmp/out" "^blowups=0$" "the pile runs"
 [ "$(value links)" -gt 50 ] || fail "--scene pile: links=$(value links), expected the bodies to be linked"
+expect_in "$tmp/out" "^full_list_steps=0$" "the dozen's links and contacts fit their lists"
 # The dozen balls' group (7704 points) shares its bodies' work between two
 # threads, one body each at a time: the same bits as on one.
 cp "$tmp/out" "$tmp/pile_one_thread"
@@ -448,7 +449,7 @@ expect_one_error_line "psb info --subdiv 9"
 # ---- psb sim --summary
 
 summary_keys="time steps points volume pressure mean_radius kinetic spring gas gravity_pe energy
-    centroid_x centroid_y centroid_z min_y blowups bodies contacts links shape pinned rest_volume gas_nrt spring_k"
+    centroid_x centroid_y centroid_z min_y blowups bodies contacts links full_list_steps shape pinned rest_volume gas_nrt spring_k"
 implicit_keys="newton_mean newton_max iterations_mean iterations_max residual force_residual unconverged_steps"
 
 # The default integrator is BDF2, solved: the summary ends with the solver's keys.

@@ -352,6 +352,49 @@ static void test_stiff_body_implicit(void) {
     psb_mesh_free(&m);
 }
 
+// Links between bodies that do not all fit their list (twice the points)
+// are left out, and the world says so: copies of one ball laid on each
+// other put every point on the others' surfaces, so each point of n copies
+// links n - 1 of them. Two copies fit (one link a point); four do not
+// (three), and that step is counted and named in the last event (the
+// contacts' list, filled too, says it last).
+static int full_steps_with(int copies, char *event, size_t size) {
+    psb_params p = free_params(1.0 / 60.0);
+    p.integrator = PSB_BDF2;
+    p.body_contact = true;
+    p.contact_solve = true;
+    psb_world *w = make_world(&p);
+    psb_mesh m;
+    psb_error err;
+    CHECK(psb_mesh_icosphere(&m, 2, 0.5, &err) == PSB_OK, "setup: %s", err.message);
+    if (!w) {
+        psb_mesh_free(&m);
+        return -1;
+    }
+    for (int k = 0; k < copies; k++) {
+        psb_body_def def = psb_mesh_body_def(&m);
+        def.params = material(200.0, 0.1, 100.0);
+        CHECK(psb_world_add_body(w, &def, &err) == k, "copy %d: %s", k, err.message);
+    }
+    CHECK(psb_world_full_list_steps(w) == 0, "%d copies: a full list before any step", copies);
+    psb_world_step(w);
+    const long full = psb_world_full_list_steps(w);
+    snprintf(event, size, "%s", psb_world_last_event(w));
+    psb_world_destroy(w);
+    psb_mesh_free(&m);
+    return (int)full;
+}
+
+static void test_full_link_list(void) {
+    char event[512];
+    int full = full_steps_with(2, event, sizeof event);
+    CHECK(full == 0 && event[0] == '\0', "two copies: %d full steps, event '%s'", full, event);
+    full = full_steps_with(4, event, sizeof event);
+    CHECK(full == 1 && strstr(event, "than their list holds") != NULL,
+          "four copies: %d full steps, event '%s'", full, event);
+    printf("links left out: 0 steps with two copies of a ball, %d with four: %s\n", full, event);
+}
+
 int main(void) {
     for (int i = 0; i < PSB_INTEGRATOR_COUNT; i++) {
         if (!psb_integrator_is_implicit((psb_integrator)i)) {
@@ -362,5 +405,6 @@ int main(void) {
     test_crushed();
     test_stable_substep();
     test_stable_substep_is_near();
+    test_full_link_list();
     return check_done("test_blowup");
 }

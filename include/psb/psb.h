@@ -360,9 +360,15 @@ int psb_world_step(psb_world *world);
 double psb_world_time(const psb_world *world);
 long psb_world_step_count(const psb_world *world);
 
-/// The last blow-up report ("" if none yet): which body, what was detected,
-/// how it was recovered.
+/// The last event ("" if none yet): a blow-up (which body, what was
+/// detected, how it was recovered), or contacts or links between bodies
+/// left out because their list was full.
 const char *psb_world_last_event(const psb_world *world);
+
+/// World steps so far in which contacts or links between bodies did not all
+/// fit their list (it holds twice the points): the rest were left out of
+/// that step, and psb_world_last_event() said so. 0 normally.
+long psb_world_full_list_steps(const psb_world *world);
 
 /// Number of bodies.
 int psb_world_body_count(const psb_world *world);

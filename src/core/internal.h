@@ -146,6 +146,8 @@ struct psb_world {
     double time; // s
     long steps;
     char last_event[512];
+    bool list_full;  // this step left contacts or links out: their list was full
+    long full_steps; // world steps so far that did (psb_world_full_list_steps)
     bool profiling;
     psb_profile profile;
     const psb_kernels *kernels;   // the instruction set's hot loops (kernels_best)

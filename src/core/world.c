@@ -518,6 +518,7 @@ static void step_bodies(psb_world *w) {
 
 int psb_world_step(psb_world *w) {
     const psb_params *p = &w->params;
+    w->list_full = false;
     contact_begin_step(w);
     if (world_solves_contact(w)) {
         world_step_together(w); // world_groups.c
@@ -558,11 +559,13 @@ int psb_world_step(psb_world *w) {
     }
     // Then the bodies touch each other (contact.c).
     if (!contact_step(w)) {
+        w->list_full = true;
         snprintf(w->last_event, sizeof w->last_event,
                  "more contacts between bodies at t = %.4g s than their list holds (twice the "
                  "points): the rest were left unresolved",
                  w->time);
     }
+    w->full_steps += w->list_full;
     w->time += p->dt;
     w->steps++;
     return blown;
@@ -576,6 +579,9 @@ long psb_world_step_count(const psb_world *w) {
 }
 const char *psb_world_last_event(const psb_world *w) {
     return w->last_event;
+}
+long psb_world_full_list_steps(const psb_world *w) {
+    return w->full_steps;
 }
 double psb_world_stable_substep(const psb_world *w) {
     double h_max = INFINITY;

@@ -207,6 +207,7 @@ void world_step_together(psb_world *w) {
         const double t = w->time + s * h;
         const double found_from = w->profiling ? profile_now() : 0.0;
         if (!contact_find_links(w, h)) {
+            w->list_full = true;
             snprintf(w->last_event, sizeof w->last_event,
                      "more links between bodies at t = %.4g s than their list holds (twice the "
                      "points): the rest were left out of the solve",

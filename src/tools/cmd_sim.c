@@ -622,6 +622,7 @@ int psb_cmd_sim(int argc, char **argv) {
         psb_sim_write_csv_row(csv, s.time, &s);
     }
     int events = 0;
+    long full_lists = 0; // steps that left contacts or links out (said once, then counted)
     psb_sim_solver_stats solver = {0};
     reference_guard guard = {0};
     if (model) {
@@ -653,6 +654,12 @@ int psb_cmd_sim(int argc, char **argv) {
         } else {
             blown = psb_world_step(world);
             psb_sim_solver_add(&solver, psb_world_solver_report(world));
+            const long full = psb_world_full_list_steps(world);
+            if (full > full_lists && full_lists == 0 && blown == 0) {
+                progress_clear(&bar);
+                fprintf(stderr, "psb sim: step %ld: %s\n", k, psb_world_last_event(world));
+            }
+            full_lists = full;
         }
         if (blown > 0) {
             progress_clear(&bar);
@@ -698,6 +705,12 @@ int psb_cmd_sim(int argc, char **argv) {
     } else if (events > 0) {
         fprintf(stderr, "psb sim: %d blow-up%s detected and recovered from (exit status %d)\n",
                 events, events == 1 ? "" : "s", PSB_EXIT_BLOWUPS);
+    }
+    if (full_lists > 0) {
+        fprintf(stderr,
+                "psb sim: in %ld step%s contacts or links between bodies did not all fit their "
+                "list (twice the points) and the rest were left out\n",
+                full_lists, full_lists == 1 ? "" : "s");
     }
     if (sim.scene) {
         psb_scene_destroy(&scene);

@@ -172,6 +172,7 @@ void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s,
     printf("bodies=%d\n", s->bodies);
     printf("contacts=%d\n", s->contacts);
     printf("links=%d\n", s->links);
+    printf("full_list_steps=%ld\n", psb_world_full_list_steps(world));
     printf("shape=%.9g\n", s->shape);
     printf("pinned=%d\n", s->pinned);
     printf("rest_volume=%.9g\n", s->rest_volume);

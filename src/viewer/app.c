@@ -88,6 +88,13 @@ static void step_world(app *a, int substeps) {
     if (blown > 0) {
         status_blowup(a, blown); // shown in the HUD while status_blowup_live says so
     }
+    // Contacts or links left out for lack of room: said once a world (a
+    // scene built afresh starts again from 0).
+    const long full_lists = psb_world_full_list_steps(world);
+    if (full_lists > a->full_list_steps && a->full_list_steps == 0 && blown == 0) {
+        fprintf(stderr, "psb view: %s\n", psb_world_last_event(world));
+    }
+    a->full_list_steps = full_lists;
     a->steps_window++;
     plots_sample(a);
 }

@@ -365,14 +365,15 @@ typedef struct app {
     int load_errors;
     char message[MESSAGE_SIZE]; ///< shown in the HUD until it expires
     bool message_error;
-    double message_time;            ///< when it was set (wall clock, s)
-    long message_frame;             ///< the frame it was set on
-    bool message_shown;             ///< drawn this frame (not yet expired)
-    char blowup[MESSAGE_SIZE];      ///< the last blow-up report ("": cleared)
-    double blowup_time;             ///< simulated time of that blow-up, s
-    long blowup_steps;              ///< steps with a blow-up in the whole run (any scene)
-    long blowup_count;              ///< bodies that blew up in them (a body each step it did)
-    int text_cut;                   ///< HUD texts cut short this frame for lack of room
+    double message_time;       ///< when it was set (wall clock, s)
+    long message_frame;        ///< the frame it was set on
+    bool message_shown;        ///< drawn this frame (not yet expired)
+    char blowup[MESSAGE_SIZE]; ///< the last blow-up report ("": cleared)
+    double blowup_time;        ///< simulated time of that blow-up, s
+    long blowup_steps;         ///< steps with a blow-up in the whole run (any scene)
+    long blowup_count;         ///< bodies that blew up in them (a body each step it did)
+    long full_list_steps;      ///< the world's steps that left contacts or links out, as last seen
+    int text_cut;              ///< HUD texts cut short this frame for lack of room
     char title_shown[MESSAGE_SIZE]; ///< the HUD's title row (the scene) as drawn last
     int tooltip_body;               ///< body whose shortened name is shown whole (cursor on it; -1)
     char screenshot_path[PATH_SIZE]; ///< requested for the end of this frame

@@ -575,6 +575,7 @@ contact)
     # Contact inside the solve is on by default: the bodies are linked;
     # --no-contact-solve leaves it to the stage.
     expect contact_solve 1 "$tmp/report"
+    expect full_list_steps 0 "$tmp/report"
     n=$(get links "$tmp/report")
     [ "${n:-0}" -gt 20 ] || fail "the pile has $n links after 2.5 s"
     # shellcheck disable=SC2086
