@@ -316,6 +316,28 @@ awk -F, 'NR > 1 { rows++; if (NF != 14) bad = 1 } END { exit !(rows >= 2 && !bad
 expect_close "$(tail -n 1 "$tmp/two.csv" | cut -d, -f2)" "$(value volume)" 1e-6 \
     "the last CSV row's volume is the summary's"
 
+# Four cubes on the same spot, kept apart by --no-weld: each corner lies on
+# the other three cubes, which is more contacts and links than their lists
+# hold (twice the points). psb sim says so once, counts the steps at the
+# end, and --summary counts them; the two cubes apart fill nothing.
+expect_value full_list_steps 0 "two cubes apart fill no list"
+{
+    for c in 0 1 2 3; do echo "$cube_vertices"; done
+    for c in 0 8 16 24; do
+        echo "$cube_faces" | awk -v o=$c '{ print $1, $2 + o, $3 + o, $4 + o, $5 + o }'
+    done
+} >"$tmp/four_cubes.obj"
+run sim --mesh "$tmp/four_cubes.obj" --no-weld --steps 2 --summary
+expect_status 0 "sim --mesh four_cubes.obj --no-weld"
+expect_value bodies 4 "four cubes unwelded are four bodies"
+expect_value full_list_steps 2 "four cubes on one spot fill the lists in both steps"
+expect_in "$tmp/err" "^psb sim: step 1: more (contacts|links) between bodies .* than their list holds" \
+    "the first full list is said on stderr"
+expect_in "$tmp/err" "^psb sim: in 2 steps contacts or links between bodies did not all fit" \
+    "and how many steps at the end"
+checks=$((checks + 1))
+[ "$(grep -c "than their list holds" "$tmp/err")" -eq 1 ] || fail "a full list said more than once: $(cat "$tmp/err")"
+
 run sim --mesh "$tmp/open.obj" --steps 1
 expect_status 2 "sim --mesh on an open mesh"
 expect_in "$tmp/err" "hole" "sim --mesh names the holes"
