@@ -184,6 +184,10 @@ static void run(const scene *sc) {
                   "%s, %s, %d threads: %d contacts in the last step, the model's %d", sc->name,
                   psb_integrator_name(integrator), threads, psb_world_contact_count(w),
                   psb_model_contact_count(m));
+            CHECK(psb_world_put_back_count(w) == psb_model_put_back_count(m),
+                  "%s, %s, %d threads: %ld points put back, the model's %ld", sc->name,
+                  psb_integrator_name(integrator), threads, psb_world_put_back_count(w),
+                  psb_model_put_back_count(m));
             CHECK(psb_world_link_count(w) == psb_model_link_count(m),
                   "%s, %s, %d threads: %d links in the last step, the model's %d", sc->name,
                   psb_integrator_name(integrator), threads, psb_world_link_count(w),
@@ -195,8 +199,9 @@ static void run(const scene *sc) {
                   sc->name, psb_integrator_name(integrator), threads, links,
                   sc->params.contact_solve ? "on" : "off");
             printf("%-30s %-10s threads %d: largest difference %.2e of the body's size (%ld "
-                   "contacts, %ld links over the steps)\n",
-                   sc->name, psb_integrator_name(integrator), threads, worst, contacts, links);
+                   "contacts, %ld links over the steps, %ld points put back)\n",
+                   sc->name, psb_integrator_name(integrator), threads, worst, contacts, links,
+                   psb_world_put_back_count(w));
             CHECK(worst <= tol,
                   "%s, %s, %d threads: the fast step is %.3g of the body's size from the model "
                   "(tolerance %g)",
@@ -508,14 +513,35 @@ int main(void) {
     fold.sphere_centre = (psb_vec3){3.0, 0.6, 0.0};
     fold.sphere_radius = 0.25;
 
-    // The same three, the hard collision and the stiff ball, with contact
-    // inside the solve (docs/contact.md), at one step of 1/60 s: the bodies
-    // that touch solved together, held apart by links.
-    scene *solved[5] = {&collide, &pile, &rings, &hard, &stiff};
-    const char *solved_name[5] = {"two balls colliding, solved", "pile of four balls, solved",
-                                  "two rings, solved", "two balls colliding hard, solved",
-                                  "a stiff ball colliding, solved"};
-    for (int k = 0; k < 5; k++) {
+    // Two balls, and two rings, that start 3 cm into each other, at rest
+    // without gravity: the links move the points out at 0.3 m/s, and the
+    // points still inside at the end of a step are put back out
+    // (docs/contact.md, "Points put back").
+    scene overlap = collide;
+    overlap.name = "two balls started overlapping";
+    overlap.steps = 12;
+    overlap.defs[0].offset = (psb_vec3){-0.485, 0.0, 0.0};
+    overlap.defs[1].offset = (psb_vec3){0.485, 0.1, 0.05};
+    overlap.defs[0].velocity = overlap.defs[1].velocity = (psb_vec3){0.0, 0.0, 0.0};
+    scene overlap_rings = overlap;
+    overlap_rings.name = "two rings started overlapping";
+    overlap_rings.defs[0] = rings.defs[0];
+    overlap_rings.defs[0].offset = (psb_vec3){-0.485, 0.0, 0.0};
+    overlap_rings.defs[1] = rings.defs[0];
+    overlap_rings.defs[1].offset = (psb_vec3){0.485, 0.1, 0.0};
+
+    // The same three, the hard collision, the stiff ball and the two
+    // overlaps, with contact inside the solve (docs/contact.md), at one step
+    // of 1/60 s: the bodies that touch solved together, held apart by links.
+    scene *solved[7] = {&collide, &pile, &rings, &hard, &stiff, &overlap, &overlap_rings};
+    const char *solved_name[7] = {"two balls colliding, solved",
+                                  "pile of four balls, solved",
+                                  "two rings, solved",
+                                  "two balls colliding hard, solved",
+                                  "a stiff ball colliding, solved",
+                                  "two balls started overlapping, solved",
+                                  "two rings started overlapping, solved"};
+    for (int k = 0; k < 7; k++) {
         scene sc = *solved[k];
         sc.name = solved_name[k];
         sc.params.contact_solve = true;

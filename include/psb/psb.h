@@ -370,6 +370,12 @@ const char *psb_world_last_event(const psb_world *world);
 /// that step, and psb_world_last_event() said so. 0 normally.
 long psb_world_full_list_steps(const psb_world *world);
 
+/// Points put back out of another body so far: with contact inside the
+/// solve, a point that a step's solve left inside another body (by its
+/// winding number) is moved back out past its surface at the end of the
+/// step, positions only (docs/contact.md, "Points put back").
+long psb_world_put_back_count(const psb_world *world);
+
 /// Number of bodies.
 int psb_world_body_count(const psb_world *world);
 

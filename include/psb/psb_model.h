@@ -85,6 +85,10 @@ void psb_model_grab(psb_model *model, int body, int point, psb_vec3 target, doub
 /// psb_world_contact_count says.
 int psb_model_contact_count(const psb_model *model);
 
+/// Points put back out of another body so far, as
+/// psb_world_put_back_count says.
+long psb_model_put_back_count(const psb_model *model);
+
 /// Links (a point and the nearest point of another body's surface) held in
 /// the last sub-step's solve, with contact inside the solve; 0 without it.
 int psb_model_link_count(const psb_model *model);

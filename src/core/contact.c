@@ -27,6 +27,11 @@ enum {
     ITEMS_PER_ELEMENT = 8, // a cell at least as wide as any element: <= 2 cells per axis
 };
 
+#define PI 3.14159265358979323846
+// Where put_back leaves a point it puts back out of another body: this
+// fraction of the skin past the surface.
+#define PUT_BACK_GAP 0.01
+
 // What contact keeps of a body: where its points were at the start of the
 // world step, and, as a surface others (and it) touch, its elements
 // (triangles, a ring's edges; none for a cloth of springs only), their
@@ -79,6 +84,7 @@ typedef struct contact {
     psb_vec3 n;
     double un0;  // the relative velocity along n at the start of the world step, m/s
     bool pushed; // the position passes had to push the pair apart
+    bool inside; // p ended the step inside b, by b's winding number: put back (put_back)
 } contact;
 
 // One search's output and stamps: the contacts it found, in the order it
@@ -133,17 +139,20 @@ static psb_vec3 unit(psb_vec3 a) {
 static psb_vec3 point_at(const psb_body *b, int k) {
     return v3(b->x[0][k], b->x[1][k], b->x[2][k]);
 }
-// Moves point k by d, its velocity by d / dt with it (the move is what a
-// change of velocity over the step would have done), and BDF2's memory of
-// where it was.
+// Moves point k by d, and BDF2's memory of where it was with it; with
+// dt > 0 its velocity by d / dt too (the move is what a change of velocity
+// over the step would have done), with dt = 0 not (a point put back out of
+// another body: a correction of where it is, not a push).
 static void move_point(psb_body *b, int k, psb_vec3 d, double dt) {
     const double from[3] = {b->x[0][k], b->x[1][k], b->x[2][k]};
     b->x[0][k] += d.x;
     b->x[1][k] += d.y;
     b->x[2][k] += d.z;
-    b->v[0][k] += d.x / dt;
-    b->v[1][k] += d.y / dt;
-    b->v[2][k] += d.z / dt;
+    if (dt > 0.0) {
+        b->v[0][k] += d.x / dt;
+        b->v[1][k] += d.y / dt;
+        b->v[2][k] += d.z / dt;
+    }
     body_shift_history(b, k, from);
 }
 static void kick_point(psb_body *b, int k, psb_vec3 d) {
@@ -963,13 +972,18 @@ static double inverse_mass_sum(const psb_world *w, const contact *c) {
     return W;
 }
 
-// Moves p and the element's corners apart along n by the correction d of
-// the pair's separation (p by w_p d, corner i by -w_i beta_i d); the same
-// for velocities with kick.
-static void apply_pair(psb_world *w, const contact *c, psb_vec3 d, bool velocity) {
+// How a correction d of a pair's separation is applied (apply_pair): to the
+// positions and, as the move over dt, the velocities (a push); to the
+// velocities alone (a kick); to the positions alone (putting back a point
+// found inside).
+typedef enum { PAIR_PUSH, PAIR_KICK, PAIR_PUT_BACK } pair_change;
+
+// Changes p and the element's corners apart along n by the correction d of
+// the pair's separation: p by w_p d, corner i by -w_i beta_i d.
+static void apply_pair(psb_world *w, const contact *c, psb_vec3 d, pair_change how) {
     psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
-    const double dt = w->params.dt;
-    if (velocity) {
+    const double dt = how == PAIR_PUSH ? w->params.dt : 0.0;
+    if (how == PAIR_KICK) {
         kick_point(a, c->p, scale(a->inv_mass[c->p], d));
     } else {
         move_point(a, c->p, scale(a->inv_mass[c->p], d), dt);
@@ -979,7 +993,7 @@ static void apply_pair(psb_world *w, const contact *c, psb_vec3 d, bool velocity
             continue;
         }
         const psb_vec3 dj = scale(-b->inv_mass[c->corner[j]] * c->beta[j], d);
-        if (velocity) {
+        if (how == PAIR_KICK) {
             kick_point(b, c->corner[j], dj);
         } else {
             move_point(b, c->corner[j], dj, dt);
@@ -987,7 +1001,8 @@ static void apply_pair(psb_world *w, const contact *c, psb_vec3 d, bool velocity
     }
 }
 
-static void push_out_point(psb_world *w, psb_body *b, int k) {
+// dt: the velocity changes by the move over dt (0: it does not).
+static void push_out_point(psb_world *w, psb_body *b, int k, double dt) {
     if (b->inv_mass[k] == 0.0) {
         return; // a pinned point stays where it is pinned
     }
@@ -995,16 +1010,21 @@ static void push_out_point(psb_world *w, psb_body *b, int k) {
     psb_vec3 x = was;
     point_push_out(w, b->kind == PSB_RING, &x);
     if (x.x != was.x || x.y != was.y || x.z != was.z) {
-        move_point(b, k, sub(x, was), w->params.dt);
+        move_point(b, k, sub(x, was), dt);
     }
 }
 
-// Every point of a contact out of the floor, the walls and the spheres: each
-// once, bodies in order and points in increasing index (marked, then swept).
-static void push_out_touched(psb_world *w) {
+// Every point of a contact (put_back: of a contact whose point was put
+// back, and then without changing its velocity) out of the floor, the walls
+// and the spheres: each once, bodies in order and points in increasing
+// index (marked, then swept).
+static void push_out_touched(psb_world *w, bool put_back) {
     const struct contact_list *list = w->contacts;
     for (int i = 0; i < list->count; i++) {
         const contact *c = &list->items[i];
+        if (put_back && !c->inside) {
+            continue;
+        }
         w->bodies[c->a]->touch->mark[c->p] = 1;
         for (int j = 0; j < 3; j++) {
             w->bodies[c->b]->touch->mark[c->corner[j]] = 1;
@@ -1019,9 +1039,75 @@ static void push_out_touched(psb_world *w) {
             const int at = b->rank[i];
             if (b->touch->mark[at]) {
                 b->touch->mark[at] = 0;
-                push_out_point(w, b, at);
+                push_out_point(w, b, at, put_back ? 0.0 : w->params.dt);
             }
         }
+    }
+}
+
+// The winding number of body b's surface about p: 1 inside a closed one,
+// 0 outside. A 3D body: the solid angles its triangles subtend at p, over
+// 4 pi, each 2 atan2(a . (b x c), |a||b||c| + (a . b)|c| + (b . c)|a| +
+// (c . a)|b|) with a, b, c its corners less p (Van Oosterom and Strackee);
+// a ring: the angles its edges subtend at p, over 2 pi.
+static double winding_number(const contact_body *cb, const psb_body *b, psb_vec3 p) {
+    double sum = 0.0;
+    for (int e = 0; e < cb->elements; e++) {
+        const int *k = &cb->corner[cb->per * e];
+        const psb_vec3 a = sub(point_at(b, k[0]), p), c = sub(point_at(b, k[1]), p);
+        if (cb->per == 2) {
+            sum += atan2(a.x * c.y - a.y * c.x, a.x * c.x + a.y * c.y);
+            continue;
+        }
+        const psb_vec3 d = sub(point_at(b, k[2]), p);
+        const double la = sqrt(dot(a, a)), lc = sqrt(dot(c, c)), ld = sqrt(dot(d, d));
+        const double below = la * lc * ld + dot(a, c) * ld + dot(c, d) * la + dot(d, a) * lc;
+        sum += 2.0 * atan2(dot(a, cross(c, d)), below);
+    }
+    return sum / (cb->per == 2 ? 2.0 * PI : 4.0 * PI);
+}
+
+// With contact inside the solve: a point the solve left inside another body
+// (docs/contact.md, "Points put back") is put back out of it, to
+// PUT_BACK_GAP of the skin past its surface, positions only. A contact's
+// point is inside when it is behind its feature ((p - q) . n < 0) and
+// b's winding number about it is above 1/2 (behind a feature is not enough
+// where b's surface has turned over on itself). The moves are as the
+// position passes' (POSITION_PASSES Gauss-Seidel passes over those
+// contacts, each an equal and opposite pair), but velocities are left as
+// they are; so is BDF2's velocity (its history moves along).
+static void put_back(psb_world *w) {
+    struct contact_list *list = w->contacts;
+    const double gap = PUT_BACK_GAP * w->params.contact_thickness;
+    int inside = 0;
+    for (int i = 0; i < list->count; i++) {
+        contact *c = &list->items[i];
+        const psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
+        c->inside = false;
+        if (c->a == c->b || b->kind == PSB_CLOTH || inverse_mass_sum(w, c) == 0.0) {
+            continue;
+        }
+        const psb_vec3 p = point_at(a, c->p);
+        if (dot(sub(p, surface_point(b, c->corner, c->beta, 3)), c->n) < 0.0) {
+            c->inside = winding_number(b->touch, b, p) > 0.5;
+            inside += c->inside;
+        }
+    }
+    w->put_back += inside;
+    for (int pass = 0; pass < POSITION_PASSES && inside > 0; pass++) {
+        for (int i = 0; i < list->count; i++) {
+            const contact *c = &list->items[i];
+            if (!c->inside) {
+                continue;
+            }
+            const psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
+            const psb_vec3 q = surface_point(b, c->corner, c->beta, 3);
+            const double C = dot(sub(point_at(a, c->p), q), c->n) - gap;
+            if (C < 0.0) {
+                apply_pair(w, c, scale(-C / inverse_mass_sum(w, c), c->n), PAIR_PUT_BACK);
+            }
+        }
+        push_out_touched(w, true);
     }
 }
 
@@ -1049,11 +1135,14 @@ static void resolve(psb_world *w) {
             const psb_vec3 q = surface_point(b, c->corner, c->beta, 3);
             const double C = dot(sub(point_at(a, c->p), q), c->n) - delta;
             if (C < 0.0) {
-                apply_pair(w, c, scale(-C / W, c->n), false);
+                apply_pair(w, c, scale(-C / W, c->n), PAIR_PUSH);
                 c->pushed = true;
             }
         }
-        push_out_touched(w);
+        push_out_touched(w, false);
+    }
+    if (solving) {
+        put_back(w);
     }
     // Velocities, VELOCITY_PASSES passes: the normal part as restitution
     // asks of the approach at the start of the step (none below the speed
@@ -1073,7 +1162,7 @@ static void resolve(psb_world *w) {
             const double target = -c->un0 > resting ? -e * c->un0 : 0.0;
             const double un = dot(relative_velocity(w, c, false), c->n);
             if (un < target || (c->pushed && un > target)) {
-                apply_pair(w, c, scale((target - un) / W, c->n), true);
+                apply_pair(w, c, scale((target - un) / W, c->n), PAIR_KICK);
             }
         }
     }
@@ -1091,7 +1180,7 @@ static void rub(psb_world *w) {
         }
         const psb_vec3 u = relative_velocity(w, c, false);
         const psb_vec3 ut = sub(u, scale(dot(u, c->n), c->n));
-        apply_pair(w, c, scale((keep - 1.0) / W, ut), true);
+        apply_pair(w, c, scale((keep - 1.0) / W, ut), PAIR_KICK);
     }
 }
 
@@ -1315,7 +1404,6 @@ bool contact_step(psb_world *w) {
 // own, and no longer lands inside the balls (docs/contact.md, "A stiff
 // body's links").
 #define DRAG_PATCH 200.0
-#define PI         3.14159265358979323846
 // How fast a link moves a point out that starts within the skin or inside
 // the other body, m/s: a bounded depenetration (a ring's only from inside:
 // link_hold).
@@ -1600,7 +1688,7 @@ void contact_link_friction(psb_world *w, double h) {
         const double slide = sqrt(dot(ut, ut));
         const double most = mu * l->k * -gap * h; // mu j_n
         if (slide > 0.0) {
-            apply_pair(w, &c, scale(-fmin(1.0 / W, most / slide), ut), true);
+            apply_pair(w, &c, scale(-fmin(1.0 / W, most / slide), ut), PAIR_KICK);
         }
     }
 }

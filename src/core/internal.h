@@ -148,6 +148,7 @@ struct psb_world {
     char last_event[512];
     bool list_full;  // this step left contacts or links out: their list was full
     long full_steps; // world steps so far that did (psb_world_full_list_steps)
+    long put_back;   // points put back out of another body so far (psb_world_put_back_count)
     bool profiling;
     psb_profile profile;
     const psb_kernels *kernels;   // the instruction set's hot loops (kernels_best)

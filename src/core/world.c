@@ -583,6 +583,9 @@ const char *psb_world_last_event(const psb_world *w) {
 long psb_world_full_list_steps(const psb_world *w) {
     return w->full_steps;
 }
+long psb_world_put_back_count(const psb_world *w) {
+    return w->put_back;
+}
 double psb_world_stable_substep(const psb_world *w) {
     double h_max = INFINITY;
     for (int b = 0; b < w->body_count; b++) {

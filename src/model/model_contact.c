@@ -18,6 +18,10 @@
 //            pass the points in a contact are put back out of the floor,
 //            the walls and the spheres (the velocity likewise); none with
 //            contact inside the solve, whose links moved the points;
+//   put back with contact inside the solve: a point behind its feature
+//            ((p - q) . n < 0) and inside B (B's winding number about it
+//            above 1/2), 4 passes as push's to C = (p - q) . n - δ / 100,
+//            positions only, velocities left as they are;
 //   bounce   4 passes: the normal relative velocity un = u . n,
 //            u = v_p - sum β_i v_i, set to its target e (-un0) (un0: at the
 //            start of the step; 0 below the speed gravity gives in two
@@ -33,6 +37,11 @@
 // How many Gauss-Seidel passes move the positions, and set the normal
 // velocities.
 enum { POSITION_PASSES = 4, VELOCITY_PASSES = 4 };
+
+#define PI 3.14159265358979323846
+// A point put back out of another body ends this fraction of δ past its
+// surface.
+#define PUT_BACK_GAP 0.01
 
 // With contact inside the solve: how fast a link moves a point that starts a
 // sub-step inside another body, or within its skin, back out to the skin, m/s
@@ -501,14 +510,18 @@ static double contact_give(const psb_model *m, const model_contact *c) {
     return link_give(m, c, 1.0, 1.0);
 }
 
-// Every point in a contact (p and the corners), each once whatever the
-// number of its contacts, bodies in order and points in increasing index,
-// put back out of the floor, the walls and the spheres onto the surface it
-// is inside, its velocity changed by the move over dt; a pinned point
-// stays where it is pinned.
-static void push_out_touched(psb_model *m) {
+// Every point in a contact (p and the corners; put_back: in a contact
+// whose point was put back), each once whatever the number of its contacts,
+// bodies in order and points in increasing index, put back out of the
+// floor, the walls and the spheres onto the surface it is inside, its
+// velocity changed by the move over dt (put_back: left as it is); a pinned
+// point stays where it is pinned.
+static void push_out_touched(psb_model *m, bool put_back) {
     for (int k = 0; k < m->contact_count; k++) {
         const model_contact *c = &m->contacts[k];
+        if (put_back && !c->inside) {
+            continue;
+        }
         int corner[3];
         const int count = model_feature_corners(m->bodies[c->b], c->feature, corner);
         m->bodies[c->a]->touched[c->p] = true;
@@ -522,7 +535,9 @@ static void push_out_touched(psb_model *m) {
             if (b->touched[i] && !b->pinned[i]) {
                 const psb_vec3 from = b->x[i];
                 model_push_out(m, b, &b->x[i], true);
-                b->v[i] = axpy(b->v[i], 1.0 / m->params.dt, sub(b->x[i], from));
+                if (!put_back) {
+                    b->v[i] = axpy(b->v[i], 1.0 / m->params.dt, sub(b->x[i], from));
+                }
             }
             b->touched[i] = false;
         }
@@ -564,7 +579,74 @@ static void push_apart(psb_model *m, bool self_only) {
                 c->pushed = true;
             }
         }
-        push_out_touched(m);
+        push_out_touched(m, false);
+    }
+}
+
+// The winding number of B's surface about p, 1 inside and 0 outside:
+// the solid angle of each triangle at p, 2 atan2(a . (b x c), |a||b||c| +
+// (a . b)|c| + (b . c)|a| + (c . a)|b|) with a, b, c its corners less p
+// (Van Oosterom and Strackee), summed over 4 pi; a ring: the angle of each
+// edge at p, summed over 2 pi.
+static double winding_number(const model_body *B, psb_vec3 p) {
+    const bool ring = B->kind == PSB_RING;
+    const int features = ring ? B->n : B->tri_count;
+    double sum = 0.0;
+    for (int f = 0; f < features; f++) {
+        int corner[3];
+        model_feature_corners(B, f, corner);
+        const psb_vec3 a = sub(B->x[corner[0]], p), b = sub(B->x[corner[1]], p);
+        if (ring) {
+            sum += atan2(a.x * b.y - a.y * b.x, a.x * b.x + a.y * b.y);
+        } else {
+            const psb_vec3 c = sub(B->x[corner[2]], p);
+            const double la = norm(a), lb = norm(b), lc = norm(c);
+            sum += 2.0 * atan2(dot(a, cross(b, c)),
+                               la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb);
+        }
+    }
+    return sum / (ring ? 2.0 * PI : 4.0 * PI);
+}
+
+// With contact inside the solve, a point the solve left inside another body
+// (behind its contact's feature, and B's winding number about it above 1/2)
+// is put back out: the push's passes on those contacts to C = (p - q) . n -
+// PUT_BACK_GAP δ, each move given to the positions only.
+static void put_back(psb_model *m) {
+    const double gap = PUT_BACK_GAP * m->params.contact_thickness;
+    int inside = 0;
+    for (int k = 0; k < m->contact_count; k++) {
+        model_contact *c = &m->contacts[k];
+        const model_body *A = m->bodies[c->a], *B = m->bodies[c->b];
+        c->inside = false;
+        if (c->a != c->b && B->kind != PSB_CLOTH && contact_give(m, c) > 0.0 &&
+            dot(sub(A->x[c->p], feature_point(B, c->feature, c->beta)), c->n) < 0.0) {
+            c->inside = winding_number(B, A->x[c->p]) > 0.5;
+            inside += c->inside;
+        }
+    }
+    m->put_back += inside;
+    for (int pass = 0; pass < POSITION_PASSES && inside > 0; pass++) {
+        for (int k = 0; k < m->contact_count; k++) {
+            const model_contact *c = &m->contacts[k];
+            if (!c->inside) {
+                continue;
+            }
+            model_body *A = m->bodies[c->a], *B = m->bodies[c->b];
+            const psb_vec3 q = feature_point(B, c->feature, c->beta);
+            const double C = dot(sub(A->x[c->p], q), c->n) - gap;
+            if (C < 0.0) {
+                const double lambda = -C / contact_give(m, c);
+                A->x[c->p] = axpy(A->x[c->p], inverse_mass(A, c->p) * lambda, c->n);
+                int corner[3];
+                const int count = model_feature_corners(B, c->feature, corner);
+                for (int j = 0; j < count; j++) {
+                    const double move = inverse_mass(B, corner[j]) * c->beta[j] * lambda;
+                    B->x[corner[j]] = axpy(B->x[corner[j]], -move, c->n);
+                }
+            }
+        }
+        push_out_touched(m, true);
     }
 }
 
@@ -674,8 +756,15 @@ void model_body_contact(psb_model *m) {
     if (!solving || m->params.self_contact) {
         push_apart(m, solving);
     }
+    if (solving) {
+        put_back(m);
+    }
     bounce(m);
     carry_history(m);
+}
+
+long psb_model_put_back_count(const psb_model *m) {
+    return m->put_back;
 }
 
 int psb_model_contact_count(const psb_model *m) {

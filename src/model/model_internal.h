@@ -70,6 +70,7 @@ typedef struct model_contact {
     psb_vec3 n;
     double un0;   // m/s: (v_p - sum beta_i v_i) . n at the start of the world step
     bool pushed;  // a position pass moved its points
+    bool inside;  // p ended the step inside b (its winding number): put back
     double k;     // N/m: a link's stiffness (model_find_links)
     double hold;  // m: a link keeps (x_p - q) . n at least this: δ, or less where it
                   // starts nearer (there, plus what RECOVERY_SPEED moves it out)
@@ -88,6 +89,7 @@ struct psb_model {
     psb_solver_report report;
     model_contact *contacts; // those of the last step, in the order found
     int contact_count, contact_capacity;
+    long put_back;        // points put back out of another body so far
     model_contact *links; // those the solved step holds in its solve
     int link_count, link_capacity;
     bool link_forces_kept; // the last sub-step was solved with links: kept_force holds

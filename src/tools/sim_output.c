@@ -108,6 +108,7 @@ psb_sim_state psb_sim_measure(const psb_world *world) {
     psb_sim_state out = combine((source){world, NULL});
     out.contacts = psb_world_contact_count(world);
     out.links = psb_world_link_count(world);
+    out.put_back = psb_world_put_back_count(world);
     out.time = psb_world_time(world);
     out.steps = psb_world_step_count(world);
     return out;
@@ -117,6 +118,7 @@ psb_sim_state psb_sim_measure_model(const psb_model *model) {
     psb_sim_state out = combine((source){NULL, model});
     out.contacts = psb_model_contact_count(model);
     out.links = psb_model_link_count(model);
+    out.put_back = psb_model_put_back_count(model);
     out.time = psb_model_time(model);
     out.steps = psb_model_step_count(model);
     return out;
@@ -173,6 +175,7 @@ void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s,
     printf("contacts=%d\n", s->contacts);
     printf("links=%d\n", s->links);
     printf("full_list_steps=%ld\n", psb_world_full_list_steps(world));
+    printf("put_back=%ld\n", s->put_back);
     printf("shape=%.9g\n", s->shape);
     printf("pinned=%d\n", s->pinned);
     printf("rest_volume=%.9g\n", s->rest_volume);

@@ -19,6 +19,7 @@ typedef struct psb_sim_state {
     int bodies;         ///< bodies in the world
     int contacts;       ///< contacts between bodies found in the last step
     int links;          ///< links held in the last sub-step's solve (contact inside the solve)
+    long put_back;      ///< points put back out of another body so far (contact inside the solve)
     int points;         ///< points of all bodies
     double volume;      ///< sum of the volumes, m³ (2D: m²)
     double rest_volume; ///< sum of the rest volumes, m³ (2D: m²)

@@ -117,8 +117,9 @@ void output_report(const app *a, FILE *out) {
             ks > 0.0 ? a->spring_k / ks : 1.0, a->paused);
     fprintf(out, "dt=%.9g\nrestitution=%g\nfriction=%g\n", p->dt, p->restitution, p->friction);
     fprintf(out, "body_contact=%d\ncontacts=%d\n", p->body_contact, psb_world_contact_count(w));
-    fprintf(out, "contact_solve=%d\nlinks=%d\nfull_list_steps=%ld\n", p->contact_solve,
-            psb_world_link_count(w), psb_world_full_list_steps(w));
+    fprintf(out, "contact_solve=%d\nlinks=%d\nfull_list_steps=%ld\nput_back=%ld\n",
+            p->contact_solve, psb_world_link_count(w), psb_world_full_list_steps(w),
+            psb_world_put_back_count(w));
     panel_report(a, out);
     // The implicit solver on the last world step (zeros for the explicit integrators).
     const psb_solver_report solver = psb_world_solver_report(w);

@@ -576,6 +576,8 @@ contact)
     # --no-contact-solve leaves it to the stage.
     expect contact_solve 1 "$tmp/report"
     expect full_list_steps 0 "$tmp/report"
+    n=$(get put_back "$tmp/report")
+    [ "${n:--1}" -ge 0 ] || fail "the report has no put_back count ('$n')"
     n=$(get links "$tmp/report")
     [ "${n:-0}" -gt 20 ] || fail "the pile has $n links after 2.5 s"
     # shellcheck disable=SC2086
