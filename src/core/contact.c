@@ -1054,15 +1054,16 @@ static double winding_number(const contact_body *cb, const psb_body *b, psb_vec3
     double sum = 0.0;
     for (int e = 0; e < cb->elements; e++) {
         const int *k = &cb->corner[cb->per * e];
-        const psb_vec3 a = sub(point_at(b, k[0]), p), c = sub(point_at(b, k[1]), p);
+        // The corners less p: ra, rb and rc.
+        const psb_vec3 ra = sub(point_at(b, k[0]), p), rb = sub(point_at(b, k[1]), p);
         if (cb->per == 2) {
-            sum += atan2(a.x * c.y - a.y * c.x, a.x * c.x + a.y * c.y);
+            sum += atan2(ra.x * rb.y - ra.y * rb.x, ra.x * rb.x + ra.y * rb.y);
             continue;
         }
-        const psb_vec3 d = sub(point_at(b, k[2]), p);
-        const double la = sqrt(dot(a, a)), lc = sqrt(dot(c, c)), ld = sqrt(dot(d, d));
-        const double below = la * lc * ld + dot(a, c) * ld + dot(c, d) * la + dot(d, a) * lc;
-        sum += 2.0 * atan2(dot(a, cross(c, d)), below);
+        const psb_vec3 rc = sub(point_at(b, k[2]), p);
+        const double la = sqrt(dot(ra, ra)), lb = sqrt(dot(rb, rb)), lc = sqrt(dot(rc, rc));
+        const double below = la * lb * lc + dot(ra, rb) * lc + dot(rb, rc) * la + dot(rc, ra) * lb;
+        sum += 2.0 * atan2(dot(ra, cross(rb, rc)), below);
     }
     return sum / (cb->per == 2 ? 2.0 * PI : 4.0 * PI);
 }
