@@ -161,7 +161,13 @@ static double body_value(const app *a, control c, int b, double v) {
     case CONTROL_KS:
         if (a->ring_matched[b]) {
             // A sphere of the ring's material: the stiffness at which the
-            // medium gas stretches it as much as the ring of stiffness v.
+            // medium gas stretches it as much as the ring of stiffness v;
+            // at the material's own v, the one the scene built it with
+            // (the same but for rounding: then the viewer's bodies step
+            // to the same bits as psb sim's).
+            if (v == material(a)->spring_k) {
+                return a->built_spring_k[b];
+            }
             psb_scene_config ring = a->scene.config;
             ring.params.body.spring_k = v;
             return psb_scene_sphere_spring_k(&ring, a->scene.bodies[b].rest_volume);

@@ -578,6 +578,16 @@ contact)
     expect full_list_steps 0 "$tmp/report"
     n=$(get put_back "$tmp/report")
     [ "${n:--1}" -ge 0 ] || fail "the report has no put_back count ('$n')"
+    # The viewer's pile steps to the same bits as psb sim's: the same
+    # contacts, links and points put back after 100 frames (its balls keep
+    # the stiffness the scene built them with, not one made again).
+    view 100 --scene pile
+    "$psb" sim --scene pile --steps 100 --summary >"$tmp/sim" 2>"$tmp/err" ||
+        fail "psb sim --scene pile --steps 100 failed"
+    for key in contacts links put_back; do
+        [ "$(get $key "$tmp/report")" = "$(get $key "$tmp/sim")" ] ||
+            fail "the viewer's pile after 100 frames: $key=$(get $key "$tmp/report"), psb sim's $(get $key "$tmp/sim")"
+    done
     n=$(get links "$tmp/report")
     [ "${n:-0}" -gt 20 ] || fail "the pile has $n links after 2.5 s"
     # shellcheck disable=SC2086
