@@ -1001,6 +1001,23 @@ static void apply_pair(psb_world *w, const contact *c, psb_vec3 d, pair_change h
     }
 }
 
+// The pair's separation (p - q) . n brought up to `to` where it is below:
+// lambda = -C / W along n, applied as `how`. True when it moved them.
+static bool separate(psb_world *w, const contact *c, double to, pair_change how) {
+    const double W = inverse_mass_sum(w, c);
+    if (W == 0.0) {
+        return false;
+    }
+    const psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
+    const psb_vec3 q = surface_point(b, c->corner, c->beta, 3);
+    const double C = dot(sub(point_at(a, c->p), q), c->n) - to;
+    if (!(C < 0.0)) {
+        return false;
+    }
+    apply_pair(w, c, scale(-C / W, c->n), how);
+    return true;
+}
+
 // dt: the velocity changes by the move over dt (0: it does not).
 static void push_out_point(psb_world *w, psb_body *b, int k, double dt) {
     if (b->inv_mass[k] == 0.0) {
@@ -1098,14 +1115,8 @@ static void put_back(psb_world *w) {
     for (int pass = 0; pass < POSITION_PASSES && inside > 0; pass++) {
         for (int i = 0; i < list->count; i++) {
             const contact *c = &list->items[i];
-            if (!c->inside) {
-                continue;
-            }
-            const psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
-            const psb_vec3 q = surface_point(b, c->corner, c->beta, 3);
-            const double C = dot(sub(point_at(a, c->p), q), c->n) - gap;
-            if (C < 0.0) {
-                apply_pair(w, c, scale(-C / inverse_mass_sum(w, c), c->n), PAIR_PUT_BACK);
+            if (c->inside) {
+                separate(w, c, gap, PAIR_PUT_BACK);
             }
         }
         push_out_touched(w, true);
@@ -1125,18 +1136,7 @@ static void resolve(psb_world *w) {
     for (int pass = 0; pass < position_passes; pass++) {
         for (int i = 0; i < list->count; i++) {
             contact *c = &list->items[i];
-            if (solving && c->a != c->b) {
-                continue;
-            }
-            const double W = inverse_mass_sum(w, c);
-            if (W == 0.0) {
-                continue;
-            }
-            const psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
-            const psb_vec3 q = surface_point(b, c->corner, c->beta, 3);
-            const double C = dot(sub(point_at(a, c->p), q), c->n) - delta;
-            if (C < 0.0) {
-                apply_pair(w, c, scale(-C / W, c->n), PAIR_PUSH);
+            if ((!solving || c->a == c->b) && separate(w, c, delta, PAIR_PUSH)) {
                 c->pushed = true;
             }
         }

@@ -544,38 +544,49 @@ static void push_out_touched(psb_model *m, bool put_back) {
     }
 }
 
+// One contact's move: where C = (p - q) . n - to < 0, λ = -C / W moves p
+// by w_p λ n and each corner by -w_i β_i λ n, and with `velocity` each
+// velocity by its move over dt. True when it moved them.
+static bool move_apart(psb_model *m, const model_contact *c, double to, bool velocity) {
+    model_body *A = m->bodies[c->a], *B = m->bodies[c->b];
+    const double W = contact_give(m, c);
+    if (!(W > 0.0)) {
+        return false; // everything pinned: nothing can move
+    }
+    const psb_vec3 q = feature_point(B, c->feature, c->beta);
+    const double C = dot(sub(A->x[c->p], q), c->n) - to;
+    if (!(C < 0.0)) {
+        return false;
+    }
+    const double lambda = -C / W, dt = m->params.dt;
+    const double move_p = inverse_mass(A, c->p) * lambda;
+    A->x[c->p] = axpy(A->x[c->p], move_p, c->n);
+    if (velocity) {
+        A->v[c->p] = axpy(A->v[c->p], move_p / dt, c->n);
+    }
+    int corner[3];
+    const int count = model_feature_corners(B, c->feature, corner);
+    for (int j = 0; j < count; j++) {
+        const double move = inverse_mass(B, corner[j]) * c->beta[j] * lambda;
+        B->x[corner[j]] = axpy(B->x[corner[j]], -move, c->n);
+        if (velocity) {
+            B->v[corner[j]] = axpy(B->v[corner[j]], -move / dt, c->n);
+        }
+    }
+    return true;
+}
+
 // The positions: C = (p - q) . n - δ, with q from the corners where they
 // are now; if C < 0, λ = -C / W moves p by w_p λ n and each corner by
 // -w_i β_i λ n, which makes C = 0, and each velocity by its move over dt
 // (as a change of velocity over the step would have moved it). self_only:
 // a body's contacts with itself only.
 static void push_apart(psb_model *m, bool self_only) {
-    const double delta = m->params.contact_thickness, dt = m->params.dt;
+    const double delta = m->params.contact_thickness;
     for (int pass = 0; pass < POSITION_PASSES; pass++) {
         for (int k = 0; k < m->contact_count; k++) {
             model_contact *c = &m->contacts[k];
-            if (self_only && c->a != c->b) {
-                continue;
-            }
-            model_body *A = m->bodies[c->a], *B = m->bodies[c->b];
-            const double W = contact_give(m, c);
-            if (!(W > 0.0)) {
-                continue; // everything pinned: nothing can move
-            }
-            const psb_vec3 q = feature_point(B, c->feature, c->beta);
-            const double C = dot(sub(A->x[c->p], q), c->n) - delta;
-            if (C < 0.0) {
-                const double lambda = -C / W;
-                const double move_p = inverse_mass(A, c->p) * lambda;
-                A->x[c->p] = axpy(A->x[c->p], move_p, c->n);
-                A->v[c->p] = axpy(A->v[c->p], move_p / dt, c->n);
-                int corner[3];
-                const int count = model_feature_corners(B, c->feature, corner);
-                for (int j = 0; j < count; j++) {
-                    const double move = inverse_mass(B, corner[j]) * c->beta[j] * lambda;
-                    B->x[corner[j]] = axpy(B->x[corner[j]], -move, c->n);
-                    B->v[corner[j]] = axpy(B->v[corner[j]], -move / dt, c->n);
-                }
+            if ((!self_only || c->a == c->b) && move_apart(m, c, delta, true)) {
                 c->pushed = true;
             }
         }
@@ -629,21 +640,8 @@ static void put_back(psb_model *m) {
     for (int pass = 0; pass < POSITION_PASSES && inside > 0; pass++) {
         for (int k = 0; k < m->contact_count; k++) {
             const model_contact *c = &m->contacts[k];
-            if (!c->inside) {
-                continue;
-            }
-            model_body *A = m->bodies[c->a], *B = m->bodies[c->b];
-            const psb_vec3 q = feature_point(B, c->feature, c->beta);
-            const double C = dot(sub(A->x[c->p], q), c->n) - gap;
-            if (C < 0.0) {
-                const double lambda = -C / contact_give(m, c);
-                A->x[c->p] = axpy(A->x[c->p], inverse_mass(A, c->p) * lambda, c->n);
-                int corner[3];
-                const int count = model_feature_corners(B, c->feature, corner);
-                for (int j = 0; j < count; j++) {
-                    const double move = inverse_mass(B, corner[j]) * c->beta[j] * lambda;
-                    B->x[corner[j]] = axpy(B->x[corner[j]], -move, c->n);
-                }
+            if (c->inside) {
+                move_apart(m, c, gap, false);
             }
         }
         push_out_touched(m, true);

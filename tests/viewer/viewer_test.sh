@@ -584,6 +584,8 @@ contact)
     view 100 --scene pile
     "$psb" sim --scene pile --steps 100 --summary >"$tmp/sim" 2>"$tmp/err" ||
         fail "psb sim --scene pile --steps 100 failed"
+    [ "$(get contacts "$tmp/sim")" -gt 0 ] 2>/dev/null ||
+        fail "psb sim's pile has no contacts after 100 steps to compare"
     for key in contacts links put_back; do
         [ "$(get $key "$tmp/report")" = "$(get $key "$tmp/sim")" ] ||
             fail "the viewer's pile after 100 frames: $key=$(get $key "$tmp/report"), psb sim's $(get $key "$tmp/sim")"
