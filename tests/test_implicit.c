@@ -1051,6 +1051,113 @@ static void test_wind_on_cloth(void) {
     psb_mesh_free(&m);
 }
 
+// ---- struts (psb_body_params.fold_limit)
+
+// The smallest ratio, over the mesh's struts, of the far corners' distance
+// now to their rest distance: for each edge two triangles share, their
+// third corners; on a ring each point's two neighbours. Found here from
+// the mesh, not from psb's own list.
+static double shortest_strut(const psb_mesh *m, const psb_vec3 *x) {
+    double worst = INFINITY;
+    if (m->triangle_count == 0) {
+        for (int i = 0; i < m->point_count; i++) {
+            const int a = (i + m->point_count - 1) % m->point_count, b = (i + 1) % m->point_count;
+            worst = fmin(worst, norm(sub(x[a], x[b])) / norm(sub(m->points[a], m->points[b])));
+        }
+        return worst;
+    }
+    const int *t = m->triangles;
+    for (int f = 0; f < m->triangle_count; f++) {
+        for (int g = f + 1; g < m->triangle_count; g++) {
+            int shared = 0, far_f = -1, far_g = -1;
+            for (int k = 0; k < 3; k++) {
+                bool in_g = false, in_f = false;
+                for (int l = 0; l < 3; l++) {
+                    in_g = in_g || t[3 * f + k] == t[3 * g + l];
+                    in_f = in_f || t[3 * g + k] == t[3 * f + l];
+                }
+                shared += in_g;
+                far_f = in_g ? far_f : t[3 * f + k];
+                far_g = in_f ? far_g : t[3 * g + k];
+            }
+            if (shared == 2) {
+                worst = fmin(worst, norm(sub(x[far_f], x[far_g])) /
+                                        norm(sub(m->points[far_f], m->points[far_g])));
+            }
+        }
+    }
+    return worst;
+}
+
+// A ring and a ball with little gas (2 J, 1 J) dropped onto the floor
+// from 0.6 m, 40 steps of 1/60 s (test_reference's "bodies folding,
+// struts"): without struts their tops come down onto their bottoms and
+// some flap folds shut (two triangles' far corners, or a ring point's
+// neighbours, closer than half their rest distance); with the default
+// fold limit of 0.5 none comes much below it. An inflated ball at rest
+// never brings a strut near its limit: the same bits with struts or
+// without, so the equilibria are the springs' and the gas's alone.
+static void test_struts(void) {
+    psb_mesh meshes[2];
+    psb_error err = {0};
+    CHECK(psb_mesh_ring(&meshes[0], 40, 0.5, &err) == PSB_OK, "%s", err.message);
+    CHECK(psb_mesh_icosphere(&meshes[1], 2, 0.5, &err) == PSB_OK, "%s", err.message);
+    const double nrt[2] = {2.0, 1.0}, ks[2] = {300.0, 200.0}, kd[2] = {0.2, 0.1};
+    for (int k = 0; k < 2; k++) {
+        double shortest[2];
+        for (int on = 0; on < 2; on++) {
+            psb_params p = implicit_params();
+            psb_world *w = make_world(&p);
+            psb_body_params bp = material(ks[k], kd[k], nrt[k]);
+            bp.fold_limit = on ? 0.5 : 0.0;
+            const int id =
+                w ? add_moving_mesh(w, &meshes[k], bp, (psb_vec3){0, 0.6, 0}, (psb_vec3){0, 0, 0})
+                  : -1;
+            shortest[on] = INFINITY;
+            int blown = 0;
+            for (int s = 0; id >= 0 && s < 40; s++) {
+                blown += psb_world_step(w);
+                shortest[on] =
+                    fmin(shortest[on], shortest_strut(&meshes[k], psb_body_positions(w, id)));
+            }
+            CHECK(blown == 0, "struts %s, %s: %d blow-ups", on ? "on" : "off", k ? "ball" : "ring",
+                  blown);
+            psb_world_destroy(w);
+        }
+        printf("struts: %s with little gas on the floor: shortest strut %.3f of its rest "
+               "distance without struts, %.3f with\n",
+               k ? "ball" : "ring", shortest[0], shortest[1]);
+        CHECK(shortest[0] < 0.45,
+              "%s: without struts it did not fold (shortest %.3f): the test "
+              "shows nothing",
+              k ? "ball" : "ring", shortest[0]);
+        CHECK(shortest[1] > 0.4, "%s: with struts a flap folded to %.3f of its rest distance",
+              k ? "ball" : "ring", shortest[1]);
+    }
+    // An inflated ball at rest, no gravity: the struts never act.
+    psb_world *pair[2];
+    for (int on = 0; on < 2; on++) {
+        psb_params p = implicit_params();
+        p.gravity = 0.0;
+        p.floor = false;
+        pair[on] = make_world(&p);
+        psb_body_params bp = material(200.0, 0.1, 100.0);
+        bp.fold_limit = on ? 0.5 : 0.0;
+        if (pair[on]) {
+            add_moving_mesh(pair[on], &meshes[1], bp, (psb_vec3){0, 0, 0}, (psb_vec3){0, 0, 0});
+            for (int s = 0; s < 120; s++) {
+                psb_world_step(pair[on]);
+            }
+        }
+    }
+    CHECK(pair[0] && pair[1] && same_bits(pair[0], pair[1]),
+          "an inflated ball at rest steps differently with struts");
+    psb_world_destroy(pair[0]);
+    psb_world_destroy(pair[1]);
+    psb_mesh_free(&meshes[0]);
+    psb_mesh_free(&meshes[1]);
+}
+
 int main(void) {
     test_drop_on_floor();
     test_friction_law();
@@ -1067,5 +1174,6 @@ int main(void) {
     test_grab();
     test_shape_matching();
     test_wind_on_cloth();
+    test_struts();
     return check_done("test_implicit");
 }

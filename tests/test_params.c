@@ -710,7 +710,7 @@ static void test_param_table(void) {
                             "contact_thickness", "contact_friction",
                             // psb_body_params
                             "mass", "spring_k", "spring_damping", "gas_nrt", "outside_pressure",
-                            "inflate_time", "shape_k", "shape_damping", "wind_drag"};
+                            "inflate_time", "shape_k", "shape_damping", "wind_drag", "fold_limit"};
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
         CHECK(psb_param_find(fields[k]) != NULL, "no entry for %s", fields[k]);
     }

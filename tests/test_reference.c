@@ -495,15 +495,19 @@ int main(void) {
     // a ring and a ball with little gas, dropped onto the floor (their tops
     // come down toward their bottoms), and a cloth dropped onto a sphere,
     // whose sides swing in under it. (Without gas at all the ring's solved
-    // steps are saddles that the two solvers leave 1e-5 apart.)
+    // steps are saddles that the two solvers leave 1e-5 apart.) Without
+    // struts: with them the ring and the ball do not fold far enough to
+    // touch themselves; the next scene has them.
     scene fold = base("bodies folding onto themselves", 40);
     fold.unconverged_ok = true;
     fold.params.self_contact = true;
     fold.defs[0] = psb_mesh_body_def(&ring);
     fold.defs[0].params = material(300.0, 0.2, 2.0);
+    fold.defs[0].params.fold_limit = 0.0;
     fold.defs[0].offset = (psb_vec3){0.0, 0.6, 0.0};
     fold.defs[1] = psb_mesh_body_def(&ico2);
     fold.defs[1].params = material(200.0, 0.1, 5.0);
+    fold.defs[1].params.fold_limit = 0.0;
     fold.defs[1].offset = (psb_vec3){0.0, 0.6, 0.0};
     fold.defs[2] = psb_mesh_body_def(&flat);
     fold.defs[2].params = material(400.0, 0.2, 0.0);
@@ -512,6 +516,20 @@ int main(void) {
     fold.body_count = 3;
     fold.sphere_centre = (psb_vec3){3.0, 0.6, 0.0};
     fold.sphere_radius = 0.25;
+
+    // The same ring and ball, the ball with 1 J of gas, struts on (the
+    // default fold limit, 0.5), no contact with themselves, one solved step
+    // a frame: their struts push the folds apart
+    // (psb_body_params.fold_limit). test_implicit's test_struts shows
+    // that they act in this run.
+    scene struts = fold;
+    struts.name = "bodies folding, struts";
+    struts.implicit_substeps = 1;
+    struts.params.self_contact = false;
+    struts.defs[1].params.gas_nrt = 1.0;
+    struts.defs[0].params.fold_limit = struts.defs[1].params.fold_limit = 0.5;
+    struts.touches = false;
+    struts.body_count = 2;
 
     // Two balls, and two rings, that start 3 cm into each other, at rest
     // without gravity: the links move the points out at 0.3 m/s, and the
@@ -552,6 +570,7 @@ int main(void) {
     }
     run(&hammock);
     run(&fold);
+    run(&struts);
     run(&collide);
     run(&grab);
     run(&pile);

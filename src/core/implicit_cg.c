@@ -35,6 +35,16 @@ static void hessian_times(step_ctx *s, double gp) {
                 q[1] += B[3] * pj[0] + B[4] * pj[1] + B[5] * pj[2];
                 q[2] += B[6] * pj[0] + B[7] * pj[1] + B[8] * pj[2];
             }
+            if (W->strut_on[i] > 0) { // only the struts that act have blocks
+                for (int slot = W->strut_start[i]; slot < W->strut_start[i + 1]; slot++) {
+                    double pj[3];
+                    load(p, W->strut_other[slot], pj);
+                    const double *B = W->strut_b + 9 * slot;
+                    q[0] += B[0] * pj[0] + B[1] * pj[1] + B[2] * pj[2];
+                    q[1] += B[3] * pj[0] + B[4] * pj[1] + B[5] * pj[2];
+                    q[2] += B[6] * pj[0] + B[7] * pj[1] + B[8] * pj[2];
+                }
+            }
             for (int e = 0; e < 3; e++) {
                 q[e] += c_gp * b->grad[e][i]; // (nRT / V^2) g (g . p)
             }

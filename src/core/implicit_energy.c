@@ -324,6 +324,57 @@ static double point_springs(const step_ctx *s, int i, bool with_derivatives, dou
     return energy;
 }
 
+// Struts at point i: their half of the energy 1/2 ks (l - L)^2, L the
+// fold limit times the rest distance, for each strut shorter than L, and
+// their force; when with_derivatives, their blocks and how many act.
+static double point_struts(const step_ctx *s, int i, bool with_derivatives, double grad[3],
+                           double *D) {
+    const psb_body *b = s->b;
+    implicit_work *W = s->W;
+    double *const *x = b->x;
+    const double ks = b->params.spring_k, limit = b->params.fold_limit;
+    double energy = 0.0;
+    int on = 0;
+    for (int slot = W->strut_start[i]; slot < W->strut_start[i + 1]; slot++) {
+        const int j = W->strut_other[slot];
+        const double L = limit * W->strut_rest[slot];
+        const double d[3] = {x[0][i] - x[0][j], x[1][i] - x[1][j], x[2][i] - x[2][j]};
+        const double len2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        double *B = W->strut_b + 9 * slot;
+        if (!(len2 < L * L) || len2 == 0.0) { // slack, or no direction to push along
+            if (with_derivatives) {
+                memset(B, 0, 9 * sizeof *B);
+            }
+            continue;
+        }
+        const double len = sqrt(len2), u[3] = {d[0] / len, d[1] / len, d[2] / len};
+        energy += 0.25 * ks * (len - L) * (len - L);
+        for (int c = 0; c < 3; c++) {
+            grad[c] += ks * (len - L) * u[c];
+        }
+        if (!with_derivatives) {
+            continue;
+        }
+        // As a compressed spring's: ks [u u^T + (1 - L / l) (I - u u^T)],
+        // the lateral term (negative here) held at 0 once the step clamps.
+        double K[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        const double lateral = ks * (1.0 - L / len);
+        sym_add_spring(K, u, ks, s->clamp && !s->exact ? 0.0 : lateral);
+        for (int e = 0; e < 6; e++) {
+            D[e] += K[e];
+        }
+        static const int sym_of[9] = {0, 1, 2, 1, 3, 4, 2, 4, 5};
+        for (int e = 0; e < 9; e++) {
+            B[e] = -K[sym_of[e]];
+        }
+        on++;
+    }
+    if (with_derivatives) {
+        W->strut_on[i] = on;
+    }
+    return energy;
+}
+
 // B += scale [a]x, the matrix of v -> a x v.
 static void add_cross_matrix(double *B, const double a[3], double scale) {
     B[1] -= scale * a[2];
@@ -411,6 +462,7 @@ evaluation implicit_evaluate(step_ctx *s, bool with_derivatives) {
             double grad[3] = {0.0, 0.0, 0.0};
             double D[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
             energy += point_springs(s, i, with_derivatives && is_free(b, i), grad, D);
+            energy += point_struts(s, i, with_derivatives && is_free(b, i), grad, D);
             if (with_derivatives && is_free(b, i) && s->gas) {
                 gas_blocks(s, i);
             }

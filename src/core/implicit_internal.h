@@ -35,8 +35,18 @@ typedef struct implicit_work {
     // j, k so that (i, j, k) is the triangle's own order.
     int *tri_start;
     int *tri_jk;
-    int *tri_slot;    // 2 per: the slots of the springs i-j and i-k (-1: none)
-    mg_hierarchy *mg; // the multigrid preconditioner (NULL: point by point)
+    int *tri_slot; // 2 per: the slots of the springs i-j and i-k (-1: none)
+    // Struts (psb_body_params.fold_limit), per point, both ends (CSR) as
+    // the springs: slots strut_start[i] .. strut_start[i + 1] - 1. A
+    // strut joins the far corners of two triangles that share an edge (on
+    // a ring, a point's two neighbours) and pushes them apart while they
+    // are closer than fold_limit times their rest distance.
+    int *strut_start;
+    int *strut_other;   // the other end, internal index
+    double *strut_rest; // the corners' distance in the rest shape, m
+    double *strut_b;    // 9 per slot: H's block (i, j) while the strut acts, N/m
+    int *strut_on;      // per point: its struts acting at the last evaluation of the blocks
+    mg_hierarchy *mg;   // the multigrid preconditioner (NULL: point by point)
     // Rings: each point's neighbours along the ring (internal).
     int *ring_next, *ring_prev;
     double *y[3];  // inertial target, m

@@ -24,6 +24,11 @@ void implicit_work_destroy(implicit_work *W) {
     free(W->adj_u0);
     free(W->adj_b);
     free(W->tri_slot);
+    free(W->strut_start);
+    free(W->strut_other);
+    free(W->strut_rest);
+    free(W->strut_b);
+    free(W->strut_on);
     mg_destroy(W->mg);
     free(W->tri_start);
     free(W->tri_jk);
@@ -94,6 +99,135 @@ void implicit_each_body(group *g, body_work *work, void *arg) {
     }
 }
 
+// An edge of a triangle (public indices, lo < hi) and the triangle's
+// third corner.
+typedef struct flap_edge {
+    int lo, hi, far;
+} flap_edge;
+
+static int compare_flap_edges(const void *pa, const void *pb) {
+    const flap_edge *a = pa, *b = pb;
+    if (a->lo != b->lo) {
+        return a->lo < b->lo ? -1 : 1;
+    }
+    if (a->hi != b->hi) {
+        return a->hi < b->hi ? -1 : 1;
+    }
+    return (a->far > b->far) - (a->far < b->far);
+}
+
+static bool has_spring(const implicit_work *W, const psb_body *b, int p, int q) {
+    return implicit_find_slot(W, b->rank[p], b->rank[q]) >= 0;
+}
+
+// The struts' ends (public indices, 2 per strut) into *ends: on a shell
+// one for each edge that exactly two triangles share, between their far
+// corners, unless a spring or an earlier strut joins them already; on a
+// ring one for each point, between its two neighbours. Returns the count,
+// or -1 when out of memory. Needs the springs' slots.
+static int find_struts(const psb_body *b, const implicit_work *W, int **ends) {
+    *ends = NULL;
+    if (b->kind == PSB_RING) {
+        const int n = b->n;
+        if (n < 5) { // a triangle's neighbours are joined by a spring; a square's twice
+            return 0;
+        }
+        *ends = malloc(2 * (size_t)n * sizeof(int));
+        if (!*ends) {
+            return -1;
+        }
+        for (int i = 0; i < n; i++) {
+            (*ends)[2 * i] = i == 0 ? n - 1 : i - 1;
+            (*ends)[2 * i + 1] = i + 1 == n ? 0 : i + 1;
+        }
+        return n;
+    }
+    if (b->kind != PSB_SHELL) {
+        return 0;
+    }
+    const int count = 3 * b->tri_count;
+    flap_edge *edges = malloc(((size_t)count + 1) * sizeof *edges);
+    if (!edges) {
+        return -1;
+    }
+    for (int t = 0; t < b->tri_count; t++) {
+        for (int c = 0; c < 3; c++) {
+            const int i = b->tris[3 * t + c], j = b->tris[3 * t + (c + 1) % 3];
+            edges[3 * t + c] =
+                (flap_edge){i < j ? i : j, i < j ? j : i, b->tris[3 * t + (c + 2) % 3]};
+        }
+    }
+    qsort(edges, (size_t)count, sizeof *edges, compare_flap_edges);
+    // The far corners of each shared edge, as edges of their own (far 0),
+    // written over the front of the list as it is read.
+    int found = 0;
+    for (int e = 0; e < count;) {
+        int run = 1;
+        while (e + run < count && edges[e + run].lo == edges[e].lo &&
+               edges[e + run].hi == edges[e].hi) {
+            run++;
+        }
+        const int p = edges[e].far, q = edges[e + 1 < count ? e + 1 : e].far;
+        e += run;
+        if (run == 2 && p != q && !has_spring(W, b, p, q)) {
+            edges[found++] = (flap_edge){p < q ? p : q, p < q ? q : p, 0};
+        }
+    }
+    qsort(edges, (size_t)found, sizeof *edges, compare_flap_edges);
+    int *pairs = malloc(2 * ((size_t)found + 1) * sizeof *pairs);
+    if (!pairs) {
+        free(edges);
+        return -1;
+    }
+    int kept = 0;
+    for (int e = 0; e < found; e++) {
+        if (e > 0 && edges[e].lo == edges[e - 1].lo && edges[e].hi == edges[e - 1].hi) {
+            continue; // two edges with the same far corners: one strut
+        }
+        pairs[2 * kept] = edges[e].lo;
+        pairs[2 * kept + 1] = edges[e].hi;
+        kept++;
+    }
+    free(edges);
+    *ends = pairs;
+    return kept;
+}
+
+// The struts' slots (internal order), in the order find_struts gives
+// them at each point.
+static bool build_struts(const psb_body *b, implicit_work *W) {
+    const int n = b->n;
+    int *ends;
+    const int count = find_struts(b, W, &ends);
+    W->strut_start = calloc((size_t)n + 1, sizeof(int));
+    W->strut_on = calloc((size_t)n + 1, sizeof(int));
+    W->strut_other = malloc(2 * ((size_t)(count > 0 ? count : 0) + 1) * sizeof(int));
+    W->strut_rest = malloc(2 * ((size_t)(count > 0 ? count : 0) + 1) * sizeof(double));
+    W->strut_b = calloc(18 * ((size_t)(count > 0 ? count : 0) + 1), sizeof(double));
+    int *fill = calloc((size_t)n + 1, sizeof(int));
+    const bool ok = count >= 0 && W->strut_start && W->strut_on && W->strut_other &&
+                    W->strut_rest && W->strut_b && fill;
+    for (int k = 0; ok && k < 2 * count; k++) {
+        W->strut_start[b->rank[ends[k]] + 1]++;
+    }
+    for (int i = 0; ok && i < n; i++) {
+        W->strut_start[i + 1] += W->strut_start[i];
+    }
+    for (int k = 0; ok && k < count; k++) {
+        const int p = ends[2 * k], q = ends[2 * k + 1];
+        const int i = b->rank[p], j = b->rank[q];
+        const int si = W->strut_start[i] + fill[i]++, sj = W->strut_start[j] + fill[j]++;
+        W->strut_other[si] = j;
+        W->strut_other[sj] = i;
+        const psb_vec3 a = b->rest[p], c = b->rest[q];
+        W->strut_rest[si] = W->strut_rest[sj] =
+            sqrt((a.x - c.x) * (a.x - c.x) + (a.y - c.y) * (a.y - c.y) + (a.z - c.z) * (a.z - c.z));
+    }
+    free(fill);
+    free(ends);
+    return ok;
+}
+
 // The topology the solver walks, in internal order.
 static bool build_topology(const psb_body *b, implicit_work *W) {
     const int n = b->n;
@@ -128,6 +262,9 @@ static bool build_topology(const psb_body *b, implicit_work *W) {
         W->adj_rest[si] = W->adj_rest[sj] = b->rest_length[s];
     }
     free(fill);
+    if (!build_struts(b, W)) {
+        return false;
+    }
     if (b->kind == PSB_RING) {
         W->ring_next = malloc((size_t)n * sizeof(int));
         W->ring_prev = malloc((size_t)n * sizeof(int));

@@ -15,7 +15,9 @@
 //   gas       -nRT ln V + P0 V (its gradient is -P dV/dx), straightened to
 //             its tangent below a thousandth of the rest volume;
 //   gravity   m g y;
-//   grab      1/2 k |x - target|^2 + c / (2 h) |x - xb|^2, c = 2 sqrt(k m).
+//   grab      1/2 k |x - target|^2 + c / (2 h) |x - xb|^2, c = 2 sqrt(k m);
+//   struts    1/2 ks (l - L)^2 for each strut shorter than L, the fold
+//             limit times its rest distance (none longer).
 // The air's force is taken where the step starts, in y (+ h^2 f_air / m).
 // At the minimum, M (x - y) / h^2 = F(x, v): the implicit update.
 //
@@ -98,6 +100,19 @@ static double energy(const solve_ctx *s, psb_vec3 *grad) {
         }
         grad[i] = add(grad[i], pull);
         grad[j] = sub(grad[j], pull);
+    }
+    // Struts: 1/2 ks (l - L)^2 while shorter than L, the fold limit times
+    // the rest distance.
+    for (int k = 0; k < b->strut_count; k++) {
+        const int i = b->strut[2 * k], j = b->strut[2 * k + 1];
+        const psb_vec3 d = sub(b->x[i], b->x[j]);
+        const double l = norm(d), short_by = l - b->params.fold_limit * b->strut_rest[k];
+        if (short_by < 0.0 && l > 0.0) {
+            G += 0.5 * ks * short_by * short_by;
+            const psb_vec3 push = scale(ks * short_by / l, d);
+            grad[i] = add(grad[i], push);
+            grad[j] = sub(grad[j], push);
+        }
     }
     if (b->kind != PSB_CLOTH) {
         const double V = model_volume(b, b->x), Vf = model_floor_volume(b);
@@ -202,6 +217,19 @@ static void hessian_times(const solve_ctx *s, const psb_vec3 *p, psb_vec3 *q) {
         }
         q[i] = add(q[i], Kw);
         q[j] = sub(q[j], Kw);
+    }
+    // A strut that acts: ks u u^T (p_i - p_j), its lateral term (1 - L/l,
+    // negative on a strut shorter than L) held at 0.
+    for (int k = 0; k < b->strut_count; k++) {
+        const int i = b->strut[2 * k], j = b->strut[2 * k + 1];
+        const psb_vec3 d = sub(b->x[i], b->x[j]);
+        const double l = norm(d);
+        if (l < b->params.fold_limit * b->strut_rest[k] && l > 0.0) {
+            const psb_vec3 u = scale(1.0 / l, d);
+            const psb_vec3 Kw = scale(ks * dot(u, sub(p[i], p[j])), u);
+            q[i] = add(q[i], Kw);
+            q[j] = sub(q[j], Kw);
+        }
     }
     // The gas: (nRT / V^2) g (g . p) - P H_V p, g = dV/dx. H_V p is the
     // change of g along p: on a shell 1/6 (p_b x x_c + x_b x p_c) for each

@@ -52,6 +52,8 @@ static void body_free(model_body *b) {
     free(b->spring);
     free(b->rest);
     free(b->degree);
+    free(b->strut);
+    free(b->strut_rest);
     free(b->plane_d);
     free(b->tri);
     free(b->around_first);
@@ -133,6 +135,68 @@ static bool make_springs(model_body *b, const psb_body_def *def) {
         }
     }
     b->spring = e;
+    return true;
+}
+
+// The struts (model_body.strut): for each edge of a shell that two
+// triangles share, their third corners (sorted low, high), unless a spring
+// or an earlier strut joins them; on a ring of five points or more, each
+// point's two neighbours. Needs the springs (sorted).
+static bool make_struts(model_body *b) {
+    b->strut_count = 0;
+    if (b->kind == PSB_RING) {
+        b->strut = malloc(2 * (size_t)b->n * sizeof(int));
+        for (int i = 0; b->strut && b->n >= 5 && i < b->n; i++) {
+            const int p = (i + b->n - 1) % b->n, q = (i + 1) % b->n;
+            b->strut[2 * i] = p < q ? p : q;
+            b->strut[2 * i + 1] = p < q ? q : p;
+            b->strut_count++;
+        }
+        return b->strut != NULL;
+    }
+    const int count = b->kind == PSB_SHELL ? 3 * b->tri_count : 0;
+    int *e = malloc(3 * (size_t)(count > 0 ? count : 1) * sizeof(int)); // low, high, far
+    b->strut = malloc(2 * (size_t)(count > 0 ? count : 1) * sizeof(int));
+    if (!e || !b->strut) {
+        free(e);
+        return false;
+    }
+    for (int k = 0; k < count; k++) {
+        const int t = k / 3, corner = k % 3;
+        const int i = b->tri[3 * t + corner], j = b->tri[3 * t + (corner + 1) % 3];
+        e[3 * k] = i < j ? i : j;
+        e[3 * k + 1] = i < j ? j : i;
+        e[3 * k + 2] = b->tri[3 * t + (corner + 2) % 3];
+    }
+    qsort(e, (size_t)count, 3 * sizeof(int), compare_edges);
+    for (int k = 0; k < count;) {
+        int run = 1;
+        while (k + run < count && compare_edges(&e[3 * k], &e[3 * (k + run)]) == 0) {
+            run++;
+        }
+        if (run == 2) {
+            const int p = e[3 * k + 2], q = e[3 * k + 5];
+            const int pair[2] = {p < q ? p : q, p < q ? q : p};
+            if (p != q && !bsearch(pair, b->spring, (size_t)b->spring_count, 2 * sizeof(int),
+                                   compare_edges)) {
+                b->strut[2 * b->strut_count] = pair[0];
+                b->strut[2 * b->strut_count + 1] = pair[1];
+                b->strut_count++;
+            }
+        }
+        k += run;
+    }
+    free(e);
+    qsort(b->strut, (size_t)b->strut_count, 2 * sizeof(int), compare_edges);
+    int kept = 0;
+    for (int k = 0; k < b->strut_count; k++) {
+        if (kept == 0 || compare_edges(&b->strut[2 * k], &b->strut[2 * (kept - 1)]) != 0) {
+            b->strut[2 * kept] = b->strut[2 * k];
+            b->strut[2 * kept + 1] = b->strut[2 * k + 1];
+            kept++;
+        }
+    }
+    b->strut_count = kept;
     return true;
 }
 
@@ -268,7 +332,7 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
     if (ok) {
         memcpy(b->tri, def->triangles ? def->triangles : (const int[3]){0},
                3 * (size_t)b->tri_count * sizeof(int));
-        ok = make_springs(b, def) && make_adjacency(b);
+        ok = make_springs(b, def) && make_struts(b) && make_adjacency(b);
     }
     if (!ok) {
         free(rest);
@@ -301,10 +365,14 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
         b->degree[b->spring[2 * s]]++;
         b->degree[b->spring[2 * s + 1]]++;
     }
+    b->strut_rest = malloc((size_t)(b->strut_count > 0 ? b->strut_count : 1) * sizeof(double));
+    for (int s = 0; b->strut_rest && s < b->strut_count; s++) {
+        b->strut_rest[s] = norm(sub(rest[b->strut[2 * s]], rest[b->strut[2 * s + 1]]));
+    }
     b->rest_volume = model_volume(b, rest);
     make_masses(b, rest);
     free(rest);
-    if (!b->rest || !b->u0 || !b->degree) {
+    if (!b->rest || !b->u0 || !b->degree || !b->strut_rest) {
         body_free(b);
         return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a body's springs"), -1;
     }

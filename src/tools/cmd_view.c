@@ -252,6 +252,12 @@ static const psb_option view_table[] = {
      .offset = VIEW_FIELD(config.scene_config.params.body.wind_drag),
      .meta = "C",
      .help = "how hard the wind pushes on every body: F = C A ((w - v).n) n per point"},
+    {.name = "fold-limit",
+     .param = "fold-limit",
+     .offset = VIEW_FIELD(config.scene_config.params.body.fold_limit),
+     .meta = "F",
+     .help = "implicit, bdf2: every body's struts push the far corners of two triangles that "
+             "share an edge apart once closer than F times their rest distance; 0 = off"},
     {.name = "no-body-contact",
      .type = PSB_OPT_FLAG,
      .offset = VIEW_FIELD(no_body_contact),
