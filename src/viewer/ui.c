@@ -361,22 +361,22 @@ static void material_column(app *a) {
         snprintf(t, sizeof t, "ks %.4g-%.4g N/m  kd %.3g N*s/m", ks_lo, ks_hi, m->spring_damping);
     }
     column_line(a, 2, 1, ui_dim, t);
-    // The grab's stiffness, and the contacts between bodies of the last step.
-    if (p->body_contact) {
-        snprintf(t, sizeof t, "gas x%.3g  grab %.3g N/m  %d contacts", a->gas_scale,
-                 a->config.grab_k, psb_world_contact_count(a->scene.world));
-    } else {
-        snprintf(t, sizeof t, "gas x%.3g  grab %.3g N/m  contact off (K)", a->gas_scale,
-                 a->config.grab_k);
-    }
+    // The gas, the grab and the floor's bounce; then its friction, and the
+    // contacts between bodies of the last step and the links of its solve
+    // (with contact inside the solve), so that the counts of the fifty
+    // balls' pile fit.
+    snprintf(t, sizeof t, "gas x%.3g  grab %.3g N/m  restitution %.2g", a->gas_scale,
+             a->config.grab_k, p->restitution);
     column_line(a, 2, 2, ui_dim, t);
-    // The links of the last step's solve, with contact inside the solve.
     const int links = psb_world_link_count(a->scene.world);
-    if (links > 0) {
-        snprintf(t, sizeof t, "restitution %.2g  friction %.3g/s  %d links", p->restitution,
-                 p->friction, links);
+    if (!p->body_contact) {
+        snprintf(t, sizeof t, "friction %.3g/s  contact off (K)", p->friction);
+    } else if (links > 0) {
+        snprintf(t, sizeof t, "friction %.3g/s  %d contacts  %d links", p->friction,
+                 psb_world_contact_count(a->scene.world), links);
     } else {
-        snprintf(t, sizeof t, "restitution %.2g   friction %.3g/s", p->restitution, p->friction);
+        snprintf(t, sizeof t, "friction %.3g/s  %d contacts", p->friction,
+                 psb_world_contact_count(a->scene.world));
     }
     column_line(a, 2, 3, ui_dim, t);
 }
