@@ -496,8 +496,8 @@ int main(void) {
     // come down toward their bottoms), and a cloth dropped onto a sphere,
     // whose sides swing in under it. (Without gas at all the ring's solved
     // steps are saddles that the two solvers leave 1e-5 apart.) Without
-    // struts: with them the ring and the ball do not fold far enough to
-    // touch themselves; the next scene has them.
+    // struts: with them the ball does not fold far enough to touch itself;
+    // the next scene has them.
     scene fold = base("bodies folding onto themselves", 40);
     fold.unconverged_ok = true;
     fold.params.self_contact = true;
@@ -518,9 +518,9 @@ int main(void) {
     fold.sphere_radius = 0.25;
 
     // The same ring and ball, the ball with 1 J of gas, struts on (the
-    // default fold limit, 0.5), no contact with themselves, one solved step
-    // a frame: their struts push the folds apart
-    // (psb_body_params.fold_limit). test_implicit's test_struts shows
+    // default fold limit, 0.5; the ring has none), no contact with
+    // themselves, one solved step a frame: the ball's struts push its folds
+    // apart (psb_body_params.fold_limit). test_implicit's test_struts shows
     // that they act in this run.
     scene struts = fold;
     struts.name = "bodies folding, struts";

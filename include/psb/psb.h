@@ -108,11 +108,11 @@ typedef struct psb_body_params {
                           ///< on a ring A is a length, and the unit kg/(m s)
     bool contact; ///< touches the other bodies (when psb_params.body_contact is on), and itself
                   ///< (when psb_params.self_contact is on too; default on)
-    double fold_limit; ///< in [0, 1); 0 = off. Implicit integrators only: struts join the far
-                       ///< corners of each two triangles that share an edge (on a ring, each
-                       ///< point's two neighbours) and push them apart with the springs' ks
-                       ///< while they are closer than this times their rest distance, so
-                       ///< that the surface cannot fold flat onto itself
+    double fold_limit; ///< in [0, 1); 0 = off. Shells, implicit integrators only: struts join
+                       ///< the far corners of each two triangles that share an edge and push
+                       ///< them apart with the springs' ks while they are closer than this
+                       ///< times their rest distance, so that the surface cannot fold flat
+                       ///< onto itself
 } psb_body_params;
 
 /// The most threads psb_params.threads may ask for.

@@ -38,9 +38,9 @@ typedef struct implicit_work {
     int *tri_slot; // 2 per: the slots of the springs i-j and i-k (-1: none)
     // Struts (psb_body_params.fold_limit), per point, both ends (CSR) as
     // the springs: slots strut_start[i] .. strut_start[i + 1] - 1. A
-    // strut joins the far corners of two triangles that share an edge (on
-    // a ring, a point's two neighbours) and pushes them apart while they
-    // are closer than fold_limit times their rest distance.
+    // strut joins the far corners of two triangles of a shell that share
+    // an edge and pushes them apart while they are closer than fold_limit
+    // times their rest distance.
     int *strut_start;
     int *strut_other;   // the other end, internal index
     double *strut_rest; // the corners' distance in the rest shape, m

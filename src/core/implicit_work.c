@@ -122,26 +122,11 @@ static bool has_spring(const implicit_work *W, const psb_body *b, int p, int q) 
 
 // The struts' ends (public indices, 2 per strut) into *ends: on a shell
 // one for each edge that exactly two triangles share, between their far
-// corners, unless a spring or an earlier strut joins them already; on a
-// ring one for each point, between its two neighbours. Returns the count,
-// or -1 when out of memory. Needs the springs' slots.
+// corners, unless a spring or an earlier strut joins them already; none
+// on a ring or a cloth (docs/contact.md, "Struts"). Returns the count, or
+// -1 when out of memory. Needs the springs' slots.
 static int find_struts(const psb_body *b, const implicit_work *W, int **ends) {
     *ends = NULL;
-    if (b->kind == PSB_RING) {
-        const int n = b->n;
-        if (n < 5) { // a triangle's neighbours are joined by a spring; a square's twice
-            return 0;
-        }
-        *ends = malloc(2 * (size_t)n * sizeof(int));
-        if (!*ends) {
-            return -1;
-        }
-        for (int i = 0; i < n; i++) {
-            (*ends)[2 * i] = i == 0 ? n - 1 : i - 1;
-            (*ends)[2 * i + 1] = i + 1 == n ? 0 : i + 1;
-        }
-        return n;
-    }
     if (b->kind != PSB_SHELL) {
         return 0;
     }

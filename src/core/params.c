@@ -242,9 +242,9 @@ static const psb_param_info param_table[] = {
      .type = PSB_PARAM_REAL, .count = 1, .min = 0.0, .max = 1e6, .scale = PSB_SCALE_LOG,
      .typical_min = 0.01, .typical_max = 100.0},
     {BODY(fold_limit), .name = "fold-limit", .unit = "",
-     .help = "implicit, bdf2: the far corners of two triangles that share an edge (a ring: a "
-             "point's neighbours) are pushed apart once closer than this times their rest "
-             "distance, so the surface cannot fold flat; 0 = off",
+     .help = "implicit, bdf2, 3D bodies: the far corners of two triangles that share an edge "
+             "are pushed apart once closer than this times their rest distance, so the surface "
+             "cannot fold flat; 0 = off",
      .type = PSB_PARAM_REAL, .count = 1, .min = 0.0, .max = 1.0, .max_open = true,
      .scale = PSB_SCALE_LINEAR, .typical_min = 0.0, .typical_max = 0.9},
 };

@@ -23,9 +23,8 @@ typedef struct model_body {
     int tri_count;    // triangles, 3 indices each, counter-clockwise from
     int *tri;         // outside (none on a ring)
     // Struts (psb_body_params.fold_limit): the far corners of each two
-    // triangles that share an edge (a ring: each point's two neighbours),
-    // where no spring joins them, each pair once; strut_rest their
-    // distance in the rest shape, m.
+    // triangles of a shell that share an edge, where no spring joins them,
+    // each pair once; strut_rest their distance in the rest shape, m.
     int strut_count;
     int *strut;
     double *strut_rest;

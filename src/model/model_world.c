@@ -140,20 +140,10 @@ static bool make_springs(model_body *b, const psb_body_def *def) {
 
 // The struts (model_body.strut): for each edge of a shell that two
 // triangles share, their third corners (sorted low, high), unless a spring
-// or an earlier strut joins them; on a ring of five points or more, each
-// point's two neighbours. Needs the springs (sorted).
+// or an earlier strut joins them; none on a ring or a cloth. Needs the
+// springs (sorted).
 static bool make_struts(model_body *b) {
     b->strut_count = 0;
-    if (b->kind == PSB_RING) {
-        b->strut = malloc(2 * (size_t)b->n * sizeof(int));
-        for (int i = 0; b->strut && b->n >= 5 && i < b->n; i++) {
-            const int p = (i + b->n - 1) % b->n, q = (i + 1) % b->n;
-            b->strut[2 * i] = p < q ? p : q;
-            b->strut[2 * i + 1] = p < q ? q : p;
-            b->strut_count++;
-        }
-        return b->strut != NULL;
-    }
     const int count = b->kind == PSB_SHELL ? 3 * b->tri_count : 0;
     int *e = malloc(3 * (size_t)(count > 0 ? count : 1) * sizeof(int)); // low, high, far
     b->strut = malloc(2 * (size_t)(count > 0 ? count : 1) * sizeof(int));
