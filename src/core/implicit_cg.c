@@ -8,6 +8,15 @@
 // ---------------------------------------------------------------------------
 // Conjugate gradients on H d = -grad G.
 
+// q += B p_j, B a 3x3 block (row-major).
+static inline void add_block_times(const double *B, double *const p[3], int j, double q[3]) {
+    double pj[3];
+    load(p, j, pj);
+    q[0] += B[0] * pj[0] + B[1] * pj[1] + B[2] * pj[2];
+    q[1] += B[3] * pj[0] + B[4] * pj[1] + B[5] * pj[2];
+    q[2] += B[6] * pj[0] + B[7] * pj[1] + B[8] * pj[2];
+}
+
 // q = H p for the part's free points, and its share of p . q (slot 0);
 // gp = g . p. H = D + sum of the slots' blocks + c g g^T, filtered.
 static void hessian_times(step_ctx *s, double gp) {
@@ -28,21 +37,11 @@ static void hessian_times(step_ctx *s, double gp) {
             load(p, i, pi);
             sym_mul(W->diag + 6 * i, pi, q);
             for (int slot = W->adj_start[i]; slot < W->adj_start[i + 1]; slot++) {
-                double pj[3];
-                load(p, W->adj_other[slot], pj);
-                const double *B = W->adj_b + 9 * slot;
-                q[0] += B[0] * pj[0] + B[1] * pj[1] + B[2] * pj[2];
-                q[1] += B[3] * pj[0] + B[4] * pj[1] + B[5] * pj[2];
-                q[2] += B[6] * pj[0] + B[7] * pj[1] + B[8] * pj[2];
+                add_block_times(W->adj_b + 9 * slot, p, W->adj_other[slot], q);
             }
             if (W->strut_on[i] > 0) { // only the struts that act have blocks
                 for (int slot = W->strut_start[i]; slot < W->strut_start[i + 1]; slot++) {
-                    double pj[3];
-                    load(p, W->strut_other[slot], pj);
-                    const double *B = W->strut_b + 9 * slot;
-                    q[0] += B[0] * pj[0] + B[1] * pj[1] + B[2] * pj[2];
-                    q[1] += B[3] * pj[0] + B[4] * pj[1] + B[5] * pj[2];
-                    q[2] += B[6] * pj[0] + B[7] * pj[1] + B[8] * pj[2];
+                    add_block_times(W->strut_b + 9 * slot, p, W->strut_other[slot], q);
                 }
             }
             for (int e = 0; e < 3; e++) {
