@@ -306,7 +306,8 @@ static void frame_column(app *a) {
 }
 
 // Column 1, the integrator and the forces: the step and its stable limit,
-// the implicit solver's work, the wind, shape matching.
+// the implicit solver's work, the wind, shape matching and the grab's
+// stiffness.
 static void integrator_column(app *a) {
     const psb_params *p = psb_world_params(a->scene.world);
     const bool implicit = psb_integrator_is_implicit(p->integrator);
@@ -329,6 +330,8 @@ static void integrator_column(app *a) {
     wind_line(a, t, sizeof t);
     column_line(a, 1, 2, ui_dim, t);
     shape_line(a, t, sizeof t);
+    const size_t used = strlen(t);
+    snprintf(t + used, sizeof t - used, "  grab %.3g N/m", a->config.grab_k);
     column_line(a, 1, 3, ui_dim, t);
 }
 
@@ -361,22 +364,20 @@ static void material_column(app *a) {
         snprintf(t, sizeof t, "ks %.4g-%.4g N/m  kd %.3g N*s/m", ks_lo, ks_hi, m->spring_damping);
     }
     column_line(a, 2, 1, ui_dim, t);
-    // The gas, the grab and the floor's bounce; then its friction, and the
-    // contacts between bodies of the last step and the links of its solve
-    // (with contact inside the solve), so that the counts of the fifty
-    // balls' pile fit.
-    snprintf(t, sizeof t, "gas x%.3g  grab %.3g N/m  restitution %.2g", a->gas_scale,
-             a->config.grab_k, p->restitution);
+    // The gas and the floor; then the contacts between bodies of the last
+    // step and the links of its solve (with contact inside the solve) on a
+    // row of their own, so that the fifty balls' counts fit.
+    snprintf(t, sizeof t, "gas x%.3g  restitution %.2g  friction %.3g/s", a->gas_scale,
+             p->restitution, p->friction);
     column_line(a, 2, 2, ui_dim, t);
     const int links = psb_world_link_count(a->scene.world);
     if (!p->body_contact) {
-        snprintf(t, sizeof t, "friction %.3g/s  contact off (K)", p->friction);
+        snprintf(t, sizeof t, "contact off (K)");
     } else if (links > 0) {
-        snprintf(t, sizeof t, "friction %.3g/s  %d contacts  %d links", p->friction,
-                 psb_world_contact_count(a->scene.world), links);
+        snprintf(t, sizeof t, "%d contacts  %d links", psb_world_contact_count(a->scene.world),
+                 links);
     } else {
-        snprintf(t, sizeof t, "friction %.3g/s  %d contacts", p->friction,
-                 psb_world_contact_count(a->scene.world));
+        snprintf(t, sizeof t, "%d contacts", psb_world_contact_count(a->scene.world));
     }
     column_line(a, 2, 3, ui_dim, t);
 }
