@@ -3,9 +3,9 @@
 # any body inside another body or inside its own, at the end of every step
 # of 4 s. `psb sim --export-obj` writes every step and psb-check-contact,
 # which shares no code with psb, checks them by the winding number. Before
-# the struts (psb_body_params.fold_limit), ball 8 folded into itself as it
-# landed: 67 of its points were found inside it over steps 116 to 134
-# (docs/contact.md, "Struts").
+# the struts (psb_body_params.fold_limit), balls folded into themselves as
+# they landed: 71 points were found inside their own ball, most of them
+# ball 8's over steps 116 to 134 (docs/contact.md, "Struts").
 #
 # usage: pile_balls_test.sh PATH/TO/psb PATH/TO/psb-check-contact
 set -u
