@@ -335,6 +335,12 @@ static double point_struts(const step_ctx *s, int i, bool with_derivatives, doub
     const double ks = b->params.spring_k, limit = b->params.fold_limit;
     double energy = 0.0;
     int on = 0;
+    if (!(limit > 0.0) || !(ks > 0.0)) { // none can act: their blocks are not read
+        if (with_derivatives) {
+            W->strut_on[i] = 0;
+        }
+        return 0.0;
+    }
     for (int slot = W->strut_start[i]; slot < W->strut_start[i + 1]; slot++) {
         const int j = W->strut_other[slot];
         const double L = limit * W->strut_rest[slot];

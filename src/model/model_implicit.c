@@ -270,7 +270,8 @@ static void hessian_times(const solve_ctx *s, const psb_vec3 *p, psb_vec3 *q) {
     }
 }
 
-// An upper bound of H's diagonal at point i, the preconditioner's scale.
+// The preconditioner's scale at point i: an upper bound of H's diagonal
+// without the struts (few act, and only in a fold).
 static double diagonal(const solve_ctx *s, int i) {
     const model_body *b = s->b;
     const double springs = b->degree[i] * (b->params.spring_k + b->params.spring_damping / s->h);
