@@ -531,6 +531,17 @@ int main(void) {
     struts.touches = false;
     struts.body_count = 2;
 
+    // The same three folding onto themselves with contact inside the solve,
+    // one solved step a frame, the ball without gas: the ball's contacts
+    // with itself are links of the solve (the ring's and the cloth's stay
+    // the stage's).
+    scene fold_solved = fold;
+    fold_solved.name = "bodies folding onto themselves, solved";
+    fold_solved.params.contact_solve = true;
+    fold_solved.solved_only = true;
+    fold_solved.implicit_substeps = 1;
+    fold_solved.defs[1].params.gas_nrt = 0.0;
+
     // Two balls, and two rings, that start 3 cm into each other, at rest
     // without gravity: the links move the points out at 0.3 m/s, and the
     // points still inside at the end of a step are put back out
@@ -570,6 +581,7 @@ int main(void) {
     }
     run(&hammock);
     run(&fold);
+    run(&fold_solved);
     run(&struts);
     run(&collide);
     run(&grab);

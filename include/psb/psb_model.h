@@ -91,7 +91,11 @@ long psb_model_put_back_count(const psb_model *model);
 
 /// Links (a point and the nearest point of another body's surface) held in
 /// the last sub-step's solve, with contact inside the solve; 0 without it.
+/// They include a 3D body's links with its own surface (self contact on).
 int psb_model_link_count(const psb_model *model);
+
+/// Of those, the links of a body with its own surface.
+int psb_model_self_link_count(const psb_model *model);
 
 /// The implicit solve of the last step, over all bodies and sub-steps:
 /// Newton and conjugate-gradient iterations, and whether every sub-step

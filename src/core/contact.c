@@ -42,6 +42,8 @@ typedef struct contact_body {
     unsigned char *mark; // per point: in a contact, to be pushed out of the colliders
     double moved;        // D: the farthest any point moved in this step, m
     double fastest;      // the fastest point's speed at the start of a solved sub-step, m/s
+    psb_vec3 mean_v;     // the points' mean velocity then, m/s
+    double fastest_rel;  // the fastest point's speed less mean_v then, m/s
     psb_vec3 shift;      // t: the points' mean move in this step, m
     double moved_rel;    // D_rel: the farthest any point moved, less t, m
     psb_vec3 lo, hi;     // the box of the points now, m
@@ -664,7 +666,8 @@ void contact_link_normal(const psb_world *w, const solve_link *l, double n[3]) {
         const int t = cb->across[3 * l->e + (z + 1) % 3];
         m = t < 0 ? m : unit(add(m, triangle_now(b, &cb->corner[3 * t])));
     }
-    if (b->kind == PSB_CLOTH && m.x * was[0] + m.y * was[1] + m.z * was[2] < 0.0) {
+    if ((b->kind == PSB_CLOTH || l->a == l->b) &&
+        m.x * was[0] + m.y * was[1] + m.z * was[2] < 0.0) {
         m = scale(-1.0, m);
     }
     n[0] = m.x;
@@ -709,11 +712,15 @@ static bool add_contact(search *out, const contact *c) {
 // coordinates of its nearest point.
 // On the point's own body (self >= 0, the point's internal index), its own
 // elements are left out, and those whose nearest point lies on its
-// neighbours only.
+// neighbours only; with facing set (links of a body with itself), also
+// those whose normal does not face the point's own normal, facing_n (their
+// dot product not below 0).
 typedef struct nearest {
     psb_vec3 p;
     double R2;
     int self;
+    bool facing;
+    psb_vec3 facing_n;
     int best;
     double best_d2, beta[3];
 } nearest;
@@ -801,6 +808,11 @@ static void look_in_cell(const contact_body *cb, const psb_body *b, search *out,
             continue;
         }
         if (q->self >= 0 && own_element(cb, e, q->self)) {
+            continue;
+        }
+        if (q->facing && !(q->facing_n.x * cb->face_n[0][e] + q->facing_n.y * cb->face_n[1][e] +
+                               q->facing_n.z * cb->face_n[2][e] <
+                           0.0)) {
             continue;
         }
         const int *ek = &cb->corner[cb->per * e];
@@ -1128,15 +1140,16 @@ static void resolve(psb_world *w) {
     const struct contact_list *list = w->contacts;
     const double delta = w->params.contact_thickness;
     // With contact inside the solve, the links have moved the points out
-    // of other bodies (at RECOVERY_SPEED at most): the stage pushes only a
-    // body's contacts with itself (a link joins two bodies), and sets the
-    // velocities.
+    // of other bodies (at RECOVERY_SPEED at most), and shells out of their
+    // own (links_itself): the stage pushes only a ring's or a cloth's
+    // contacts with itself, and sets the velocities.
     const bool solving = world_solves_contact(w);
     const int position_passes = !solving || w->params.self_contact ? POSITION_PASSES : 0;
     for (int pass = 0; pass < position_passes; pass++) {
         for (int i = 0; i < list->count; i++) {
             contact *c = &list->items[i];
-            if ((!solving || c->a == c->b) && separate(w, c, delta, PAIR_PUSH)) {
+            if ((!solving || (c->a == c->b && !links_itself(w, w->bodies[c->a]))) &&
+                separate(w, c, delta, PAIR_PUSH)) {
                 c->pushed = true;
             }
         }
@@ -1432,6 +1445,13 @@ static double link_drag(const psb_body *b, double h) {
     return fmax(1.0, fmin(b->n, patch) / DRAG_PATCH);
 }
 
+// Whether body b's contacts with itself are links of the solve (with
+// self_contact on, a shell's; a ring's and a cloth's stay the stage's), once
+// contact is solved at all (world_solves_contact).
+bool links_itself(const psb_world *w, const psb_body *b) {
+    return w->params.self_contact && b->kind == PSB_SHELL;
+}
+
 static bool add_link(search *out, const solve_link *l) {
     if (out->link_count == out->link_capacity) {
         return false;
@@ -1447,7 +1467,14 @@ static bool add_link(search *out, const solve_link *l) {
 // side), held at hold = min(delta, where it starts + RECOVERY_SPEED h); a
 // ring's link with RING_LINK_STIFFNESS, its hold raised by the force kept
 // from the last sub-step over k (contact_keep_link_forces); a 3D link's
-// masses counted link_drag times.
+// masses counted link_drag times. On its own body (a == b, links_itself),
+// as the plain model does: moves are seen from the body's mean velocity
+// (R_p = delta + 2 h (|v_p - v_mean| + the fastest |v_i - v_mean|)), p's
+// own elements, those nearest it on its neighbours only and those whose
+// normal does not face p's own pseudo-normal (their dot product not below
+// 0: p's own sheet beside it, not another sheet meeting it) are left out,
+// the nearest of the rest is a link only where its pseudo-normal faces p's
+// too, and n is turned to the side p is on.
 static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search *out) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
     const contact_body *cb = b->touch;
@@ -1455,15 +1482,26 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search
     const double fall = 2.0 * fabs(w->params.gravity) * h * h;
     const bool ring = a->kind == PSB_RING;
     const double drag_a = ring ? 1.0 : link_drag(a, h), drag_b = ring ? 1.0 : link_drag(b, h);
+    const bool self = ia == ib;
     for (int i = 0; i < a->n; i++) {
         const int k = a->rank[i];
         const psb_vec3 p = point_at(a, k);
-        const psb_vec3 v = v3(a->v[0][k], a->v[1][k], a->v[2][k]);
-        const double reach = delta + 2.0 * h * (sqrt(dot(v, v)) + cb->fastest) + fall;
+        // (On its own body: less the body's mean velocity, without the fall.)
+        const psb_vec3 v =
+            sub(v3(a->v[0][k], a->v[1][k], a->v[2][k]), self ? cb->mean_v : v3(0.0, 0.0, 0.0));
+        const double reach = delta +
+                             2.0 * h * (sqrt(dot(v, v)) + (self ? cb->fastest_rel : cb->fastest)) +
+                             (self ? 0.0 : fall);
         if (boxes_apart(p, p, cb->lo, cb->hi, reach)) {
             continue;
         }
-        nearest q = {.p = p, .R2 = reach * reach, .self = -1, .best = -1, .best_d2 = INFINITY};
+        nearest q = {.p = p,
+                     .R2 = reach * reach,
+                     .self = self ? k : -1,
+                     .facing = self,
+                     .facing_n = v3(cb->point_n[0][k], cb->point_n[1][k], cb->point_n[2][k]),
+                     .best = -1,
+                     .best_d2 = INFINITY};
         search_grid(cb, b, out, &q, reach);
         if (q.best < 0 || q.best_d2 > q.R2) {
             continue;
@@ -1471,7 +1509,10 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search
         const int *ek = &cb->corner[cb->per * q.best];
         const psb_vec3 on = surface_point(b, ek, q.beta, cb->per);
         psb_vec3 n = pseudo_normal(cb, q.best, q.beta);
-        if (b->kind == PSB_CLOTH && dot(sub(p, on), n) < 0.0) {
+        if (self && !(dot(q.facing_n, n) < 0.0)) {
+            continue; // on an edge or a corner whose pseudo-normal does not face p's
+        }
+        if ((self || b->kind == PSB_CLOTH) && dot(sub(p, on), n) < 0.0) {
             n = scale(-1.0, n);
         }
         solve_link l = {.a = ia, .p = k, .b = ib, .n = {n.x, n.y, n.z}};
@@ -1504,9 +1545,9 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search
 // of h (their boxes within reach of each other), once the boxes are known.
 static bool pair_links_near(const psb_world *w, int ia, int ib, double h) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
-    if (ia == ib || !takes_part(a) || !takes_part(b) || b->touch->elements == 0 ||
-        (a->kind == PSB_RING) != (b->kind == PSB_RING) || !isfinite(a->touch->fastest) ||
-        !isfinite(b->touch->fastest)) {
+    if ((ia == ib && !links_itself(w, a)) || !takes_part(a) || !takes_part(b) ||
+        b->touch->elements == 0 || (a->kind == PSB_RING) != (b->kind == PSB_RING) ||
+        !isfinite(a->touch->fastest) || !isfinite(b->touch->fastest)) {
         return false;
     }
     const double R = w->params.contact_thickness +
@@ -1530,6 +1571,18 @@ static void measure_for_links(psb_body *b) {
     cb->lo = lo;
     cb->hi = hi;
     cb->fastest = sqrt(fastest2);
+    psb_vec3 mean = v3(0.0, 0.0, 0.0);
+    for (int i = 0; i < b->n; i++) {
+        mean = add(mean, v3(b->v[0][i], b->v[1][i], b->v[2][i]));
+    }
+    mean = scale(1.0 / b->n, mean);
+    double rel2 = 0.0;
+    for (int i = 0; i < b->n; i++) {
+        const psb_vec3 u = sub(v3(b->v[0][i], b->v[1][i], b->v[2][i]), mean);
+        rel2 = fmax(rel2, dot(u, u));
+    }
+    cb->mean_v = mean;
+    cb->fastest_rel = sqrt(rel2);
     if (!vec_finite(lo) || !vec_finite(hi) || !isfinite(cb->fastest)) {
         cb->fastest = NAN;
     }

@@ -374,8 +374,11 @@ void contact_begin_step(psb_world *w);
 bool contact_step(psb_world *w);
 /// Whether bodies that may touch are solved together (contact inside the
 /// solve): psb_params.contact_solve with body contact and a solved
-/// integrator, and two bodies or more.
+/// integrator, and two bodies or more, or self contact.
 bool world_solves_contact(const psb_world *w);
+/// Whether body b's contacts with itself are held by links in the solve
+/// (self contact on, a shell), when contact is solved.
+bool links_itself(const psb_world *w, const psb_body *b);
 // world_groups.c
 /// Room for the groups of `bodies` bodies and `links` links (false: no
 /// memory; what was there is kept).

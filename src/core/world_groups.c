@@ -14,7 +14,7 @@
 bool world_solves_contact(const psb_world *w) {
     const psb_params *p = &w->params;
     return p->contact_solve && p->body_contact && psb_integrator_is_implicit(p->integrator) &&
-           w->body_count >= 2;
+           (w->body_count >= 2 || p->self_contact);
 }
 
 bool world_reserve_groups(psb_world *w, int bodies, int links) {
@@ -138,13 +138,14 @@ static int make_groups(psb_world *w) {
 }
 
 // The threads group g shares between its bodies' work (1: it runs on one
-// thread, beside the other groups): a large body alone, as for its own step;
+// thread, beside the other groups): a large body alone without links (to
+// itself), as for its own step;
 // a group of bodies with 4096 points and up between them, each body's work
 // on one of them (not while profiling: the stage timers are shared).
 static int group_threads(const psb_world *w, int g) {
 #ifdef _OPENMP
     const int first = w->group_start[2 * g], count = w->group_start[2 * g + 2] - first;
-    if (count == 1) {
+    if (count == 1 && w->group_start[2 * g + 3] == w->group_start[2 * g + 1]) {
         return world_body_threads(w, w->bodies[w->group_member[first]]);
     }
     long points = 0;
@@ -160,12 +161,13 @@ static int group_threads(const psb_world *w, int g) {
 #endif
 }
 
-// One sub-step of h from t of group g on `threads` threads: a body alone as
-// in its own step, bodies joined by links solved together.
+// One sub-step of h from t of group g on `threads` threads: a body alone
+// without links as in its own step, bodies joined by links (or a body with
+// links to itself) solved together.
 static void step_group(psb_world *w, int g, double t, double h, int threads) {
     const int *start = w->group_start;
     const int first = start[2 * g], count = start[2 * g + 2] - first;
-    if (count == 1) {
+    if (count == 1 && start[2 * g + 3] == start[2 * g + 1]) {
         psb_body *b = w->bodies[w->group_member[first]];
 #ifdef _OPENMP
         if (threads > 1) {

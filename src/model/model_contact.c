@@ -224,7 +224,7 @@ psb_vec3 model_link_normal(const psb_model *m, const model_contact *c) {
         return c->n;
     }
     const psb_vec3 n = pseudo_normal(B, c->feature, c->beta);
-    return B->kind == PSB_CLOTH && dot(n, c->n) < 0.0 ? scale(-1.0, n) : n;
+    return (B->kind == PSB_CLOTH || c->a == c->b) && dot(n, c->n) < 0.0 ? scale(-1.0, n) : n;
 }
 
 // Whether point j is joined to point i by an edge: a corner of a triangle
@@ -376,10 +376,12 @@ static bool outside_box(psb_vec3 p, psb_vec3 lo, psb_vec3 hi, double reach) {
 // smallest |p - q|² (a later one only if strictly nearer), looking only at
 // the features whose box is within reach of p, and leaving out, where own
 // is a point of B (a body against itself), its own features and those
-// nearest it on its neighbours only. Returns the feature (-1: none), its
+// nearest it on its neighbours only, and where facing is given (a 3D body's
+// links with itself), the triangles whose unit normal does not face it
+// (their dot product not below 0). Returns the feature (-1: none), its
 // coordinates into beta and |p - q|² into distance2.
-static int nearest_feature(const model_body *B, psb_vec3 p, double reach, int own, double beta[3],
-                           double *distance2) {
+static int nearest_feature(const model_body *B, psb_vec3 p, double reach, int own,
+                           const psb_vec3 *facing, double beta[3], double *distance2) {
     const int features = B->kind == PSB_RING ? B->n : B->tri_count;
     int nearest = -1;
     *distance2 = INFINITY;
@@ -397,6 +399,9 @@ static int nearest_feature(const model_body *B, psb_vec3 p, double reach, int ow
             closest_on_triangle(p, B->x[corner[0]], B->x[corner[1]], B->x[corner[2]], trial);
         }
         if (own >= 0 && own_feature(B, f, own, trial)) {
+            continue;
+        }
+        if (facing && !(dot(*facing, triangle_normal(B, f)) < 0.0)) {
             continue;
         }
         const psb_vec3 to = sub(p, feature_point(B, f, trial));
@@ -435,7 +440,7 @@ static void find_pair(psb_model *m, int a, int b) {
             continue;
         }
         double nearest2, beta[3];
-        const int nearest = nearest_feature(B, p, reach, self ? i : -1, beta, &nearest2);
+        const int nearest = nearest_feature(B, p, reach, self ? i : -1, NULL, beta, &nearest2);
         const double distance = sqrt(nearest2);
         if (nearest < 0 || distance > reach) {
             continue;
@@ -580,13 +585,16 @@ static bool move_apart(psb_model *m, const model_contact *c, double to, bool vel
 // are now; if C < 0, λ = -C / W moves p by w_p λ n and each corner by
 // -w_i β_i λ n, which makes C = 0, and each velocity by its move over dt
 // (as a change of velocity over the step would have moved it). self_only:
-// a body's contacts with itself only.
+// a body's contacts with itself only, and of those only a body's whose own
+// contacts are not links of the solve (a ring's, a cloth's).
 static void push_apart(psb_model *m, bool self_only) {
     const double delta = m->params.contact_thickness;
     for (int pass = 0; pass < POSITION_PASSES; pass++) {
         for (int k = 0; k < m->contact_count; k++) {
             model_contact *c = &m->contacts[k];
-            if ((!self_only || c->a == c->b) && move_apart(m, c, delta, true)) {
+            const bool pushes =
+                !self_only || (c->a == c->b && !model_links_itself(m, m->bodies[c->a]));
+            if (pushes && move_apart(m, c, delta, true)) {
                 c->pushed = true;
             }
         }
@@ -747,9 +755,9 @@ void model_body_contact(psb_model *m) {
         }
     }
     // With contact inside the solve, the links have moved the points out of
-    // other bodies (at RECOVERY_SPEED at most): the stage pushes only a
-    // body's contacts with itself (a link joins two bodies), and sets the
-    // velocities.
+    // other bodies (at RECOVERY_SPEED at most), and out of their own
+    // (model_links_itself): the stage pushes only a ring's or a cloth's
+    // contacts with itself, and sets the velocities.
     const bool solving = model_solves_contact(m);
     if (!solving || m->params.self_contact) {
         push_apart(m, solving);
@@ -814,31 +822,51 @@ static double link_hold(double start, double delta, double h, bool ring) {
 // raised by F / k, F the force p's link against B pushed with at the end of
 // the last solved sub-step (model_keep_link_forces; 0 where it had none), so
 // that it starts pushing with F where it is held.
+// On its own body (a = b, model_links_itself), the velocities in R_p are
+// taken less the body's mean velocity and without the fall (the whole body
+// falls alike), p's own features and those nearest it on its neighbours
+// only are left out, and so are the triangles whose normal does not face
+// p's own pseudo-normal (their dot product not below 0: p's own sheet
+// beside it, not another sheet of the body meeting p's); the nearest of
+// the rest is a link only where its pseudo-normal faces p's too, and n is
+// turned to p's side.
 static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, double ring_kappa) {
     const model_body *A = m->bodies[a], *B = m->bodies[b];
     const double delta = m->params.contact_thickness;
-    const bool ring = A->kind == PSB_RING;
+    const bool ring = A->kind == PSB_RING, self = a == b;
     const double drag_a = ring ? 1.0 : link_drag(A, h), drag_b = ring ? 1.0 : link_drag(B, h);
+    // On its own body, velocities are seen from the body's mean velocity.
+    psb_vec3 mean = {0.0, 0.0, 0.0};
+    for (int i = 0; self && i < B->n; i++) {
+        mean = add(mean, B->v[i]);
+    }
+    mean = scale(self ? 1.0 / B->n : 0.0, mean);
     double fastest = 0.0;
     for (int i = 0; i < B->n; i++) {
-        fastest = fmax(fastest, norm(B->v[i]));
+        fastest = fmax(fastest, norm(sub(B->v[i], mean)));
     }
+    const double fall = self ? 0.0 : 2.0 * fabs(m->params.gravity) * h * h;
     psb_vec3 lo, hi;
     body_box(B, &lo, &hi);
     for (int i = 0; i < A->n; i++) {
         const psb_vec3 p = A->x[i];
-        const double reach =
-            delta + 2.0 * h * (norm(A->v[i]) + fastest) + 2.0 * fabs(m->params.gravity) * h * h;
+        const double reach = delta + 2.0 * h * (norm(sub(A->v[i], mean)) + fastest) + fall;
         if (outside_box(p, lo, hi, reach)) {
             continue;
         }
         double nearest2, beta[3];
-        const int nearest = nearest_feature(B, p, reach, -1, beta, &nearest2);
+        const psb_vec3 own = point_normal(A, i);
+        const int nearest =
+            nearest_feature(B, p, reach, self ? i : -1, self ? &own : NULL, beta, &nearest2);
         if (nearest < 0 || sqrt(nearest2) > reach) {
             continue;
         }
         psb_vec3 n = pseudo_normal(B, nearest, beta);
-        if (B->kind == PSB_CLOTH && dot(sub(p, feature_point(B, nearest, beta)), n) < 0.0) {
+        if (self && !(dot(own, n) < 0.0)) {
+            continue; // on an edge or a corner whose pseudo-normal does not face p's
+        }
+        if ((self || B->kind == PSB_CLOTH) &&
+            dot(sub(p, feature_point(B, nearest, beta)), n) < 0.0) {
             n = scale(-1.0, n);
         }
         const double start = dot(sub(p, feature_point(B, nearest, beta)), n);
@@ -926,11 +954,15 @@ void model_find_links(psb_model *m, double h, double kappa, double ring_kappa) {
     }
     for (int a = 0; a < m->body_count; a++) {
         for (int b = 0; b < m->body_count; b++) {
-            if (a != b && pair_touches(m, a, b)) {
+            if ((a != b || model_links_itself(m, m->bodies[a])) && pair_touches(m, a, b)) {
                 find_pair_links(m, a, b, h, kappa, ring_kappa);
             }
         }
     }
+}
+
+bool model_links_itself(const psb_model *m, const model_body *b) {
+    return m->params.self_contact && b->kind == PSB_SHELL;
 }
 
 bool model_solves_contact(const psb_model *m) {
@@ -940,4 +972,12 @@ bool model_solves_contact(const psb_model *m) {
 
 int psb_model_link_count(const psb_model *m) {
     return m->link_count;
+}
+
+int psb_model_self_link_count(const psb_model *m) {
+    int count = 0;
+    for (int l = 0; l < m->link_count; l++) {
+        count += m->links[l].a == m->links[l].b;
+    }
+    return count;
 }

@@ -165,6 +165,10 @@ void model_keep_link_forces(psb_model *m);
 // Whether this step holds the bodies apart inside the solve (contact inside
 // the solve on, an implicit integrator, body_contact on).
 bool model_solves_contact(const psb_model *m);
+// Whether body b's contacts with itself are links of the solve when it
+// solves contact: self contact on, and b a shell (a ring's and a cloth's
+// own contacts stay the stage's).
+bool model_links_itself(const psb_model *m, const model_body *b);
 // One solved sub-step of every body, those joined by links solved together.
 void model_implicit_world_step(psb_model *m, double t, double h);
 

@@ -271,7 +271,7 @@ static const psb_option view_table[] = {
      .type = PSB_OPT_FLAG,
      .offset = VIEW_FIELD(config.scene_config.params.self_contact),
      .help = "a body touches itself too: a surface that folds onto itself is held a skin off "
-             "itself"},
+             "itself (a 3D body's by links of the solve, with a solved integrator)"},
     {.name = "contact-thickness",
      .param = "contact-thickness",
      .offset = VIEW_FIELD(config.scene_config.params.contact_thickness),

@@ -290,8 +290,9 @@ static const psb_option world_table[] = {
     {.name = "self-contact",
      .type = PSB_OPT_FLAG,
      .offset = SIM_FIELD(params.self_contact),
-     .help = "a body touches itself too: a surface that folds onto itself is held a skin off "
-             "itself (docs/contact.md)"},
+     .help =
+         "a body touches itself too: a surface that folds onto itself is held a skin off "
+         "itself (a 3D body's by links of the solve, with a solved integrator: docs/contact.md)"},
     {.name = "contact-thickness",
      .param = "contact-thickness",
      .offset = SIM_FIELD(params.contact_thickness),
