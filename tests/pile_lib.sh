@@ -1,5 +1,6 @@
 # shellcheck shell=sh
-# Shared by pile_rings_test.sh and pile_balls_test.sh (sourced, not run).
+# Shared by pile_rings_test.sh, pile_balls_test.sh and self_fold_test.sh
+# (sourced, not run).
 
 # pile_start NAME PSB CHECK: the binaries (psb, psb-check-contact) into PSB
 # and CHECK, and a scratch folder into tmp, removed at exit; NAME names the

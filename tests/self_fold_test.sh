@@ -10,12 +10,10 @@
 #
 # usage: self_fold_test.sh PATH/TO/psb PATH/TO/psb-check-contact
 set -u
-usage="usage: self_fold_test.sh PATH/TO/psb PATH/TO/psb-check-contact"
-PSB=${1:?$usage}
-CHECK=${2:?$usage}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/psb-self.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 2' INT TERM
+
+# shellcheck source=tests/pile_lib.sh
+. "$(dirname "$0")/pile_lib.sh"
+pile_start self_fold_test.sh "$@"
 
 # drop DIR OPTIONS...: the drop, every step into $tmp/DIR; exits with 1 if
 # psb sim fails or the ball blows up.
