@@ -1499,9 +1499,11 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search
                      .R2 = reach * reach,
                      .self = self ? k : -1,
                      .facing = self,
-                     .facing_n = v3(cb->point_n[0][k], cb->point_n[1][k], cb->point_n[2][k]),
                      .best = -1,
                      .best_d2 = INFINITY};
+        if (self) { // (k is a point of b only on its own body)
+            q.facing_n = v3(cb->point_n[0][k], cb->point_n[1][k], cb->point_n[2][k]);
+        }
         search_grid(cb, b, out, &q, reach);
         if (q.best < 0 || q.best_d2 > q.R2) {
             continue;

@@ -855,7 +855,7 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, 
             continue;
         }
         double nearest2, beta[3];
-        const psb_vec3 own = point_normal(A, i);
+        const psb_vec3 own = self ? point_normal(A, i) : (psb_vec3){0.0, 0.0, 0.0};
         const int nearest =
             nearest_feature(B, p, reach, self ? i : -1, self ? &own : NULL, beta, &nearest2);
         if (nearest < 0 || sqrt(nearest2) > reach) {
