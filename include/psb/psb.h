@@ -148,7 +148,8 @@ typedef struct psb_params {
                        ///< bodies (default on; psb_body_params.contact switches one body off)
     bool self_contact; ///< with body_contact: a body touches itself too (docs/contact.md): a
                        ///< point is held a skin off the rest of its own surface (its own
-                       ///< triangles left out) on the side it came from (default off)
+                       ///< triangles left out) on the side it came from; a 3D body's, with
+                       ///< contact_solve, by links of its solve (default off)
     double contact_thickness; ///< the skin of contact between bodies, m (>= 0; default 0.01): a
                               ///< point closer than this to another body's surface is pushed out
                               ///< (from a cloth: on the side it came from)
@@ -387,8 +388,9 @@ int psb_world_body_count(const psb_world *world);
 /// Contacts between bodies found in the last world step (docs/contact.md):
 /// a point of one body inside another, or within contact_thickness of it.
 int psb_world_contact_count(const psb_world *world);
-/// Links (a point and the nearest point of another body's surface) held in
-/// the last sub-step's solve, with contact inside the solve
+/// Links (a point and the nearest point of another body's surface, or with
+/// self_contact of a facing sheet of its own 3D body) held in the last
+/// sub-step's solve, with contact inside the solve
 /// (psb_params.contact_solve); 0 without it.
 int psb_world_link_count(const psb_world *world);
 

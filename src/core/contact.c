@@ -1559,8 +1559,10 @@ static bool pair_links_near(const psb_world *w, int ia, int ib, double h) {
 }
 
 // Body k's box and fastest point where the sub-step starts (NaN: blown up
-// in an earlier sub-step, the guard's, not ours).
-static void measure_for_links(psb_body *b) {
+// in an earlier sub-step, the guard's, not ours); for a body whose contacts
+// with itself are links, also its mean velocity and its fastest point's
+// speed less that.
+static void measure_for_links(const psb_world *w, psb_body *b) {
     contact_body *cb = b->touch;
     psb_vec3 lo = point_at(b, 0), hi = lo;
     double fastest2 = 0.0;
@@ -1574,12 +1576,12 @@ static void measure_for_links(psb_body *b) {
     cb->hi = hi;
     cb->fastest = sqrt(fastest2);
     psb_vec3 mean = v3(0.0, 0.0, 0.0);
-    for (int i = 0; i < b->n; i++) {
+    for (int i = 0; links_itself(w, b) && i < b->n; i++) {
         mean = add(mean, v3(b->v[0][i], b->v[1][i], b->v[2][i]));
     }
     mean = scale(1.0 / b->n, mean);
     double rel2 = 0.0;
-    for (int i = 0; i < b->n; i++) {
+    for (int i = 0; links_itself(w, b) && i < b->n; i++) {
         const psb_vec3 u = sub(v3(b->v[0][i], b->v[1][i], b->v[2][i]), mean);
         rel2 = fmax(rel2, dot(u, u));
     }
@@ -1632,7 +1634,7 @@ bool contact_find_links(psb_world *w, double h) {
 #pragma omp for schedule(static)
             for (int k = 0; k < bodies; k++) {
                 if (takes_part(w->bodies[k])) {
-                    measure_for_links(w->bodies[k]);
+                    measure_for_links(w, w->bodies[k]);
                 }
             }
 #pragma omp for schedule(dynamic)
@@ -1655,7 +1657,7 @@ bool contact_find_links(psb_world *w, double h) {
     (void)threads;
     for (int k = 0; k < w->body_count; k++) {
         if (takes_part(w->bodies[k])) {
-            measure_for_links(w->bodies[k]);
+            measure_for_links(w, w->bodies[k]);
         }
     }
     for (int ib = 0; ib < w->body_count; ib++) {
