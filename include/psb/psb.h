@@ -372,8 +372,9 @@ long psb_world_step_count(const psb_world *world);
 const char *psb_world_last_event(const psb_world *world);
 
 /// World steps so far in which contacts or links between bodies did not all
-/// fit their list (it holds twice the points): the rest were left out of
-/// that step, and psb_world_last_event() said so. 0 normally.
+/// fit in memory (their lists start at twice the points and double when a
+/// step fills them): the rest were left out of that step, and
+/// psb_world_last_event() said so. 0 normally.
 long psb_world_full_list_steps(const psb_world *world);
 
 /// Points put back out of another body so far: with contact inside the

@@ -696,9 +696,10 @@ static bool boxes_apart(psb_vec3 alo, psb_vec3 ahi, psb_vec3 blo, psb_vec3 bhi, 
            alo.y > bhi.y + grow || ahi.z < blo.z - grow || alo.z > bhi.z + grow;
 }
 
-// False when the list is full: it holds twice as many contacts as the world
-// has points (psb_world_add_body sizes it), which a step would only reach
-// with every point touching two bodies at once; the step never allocates.
+// False when the list is full: it starts with room for twice as many
+// contacts as the world has points (psb_world_add_body sizes it), which a
+// step only reaches with every point touching two bodies at once; then
+// grow_room doubles it and the search runs again.
 static bool add_contact(search *out, const contact *c) {
     if (out->count == out->capacity) {
         return false;
@@ -1362,6 +1363,21 @@ static bool find_all(psb_world *w) {
     return whole;
 }
 
+// After a search that filled its list: room for twice as many contacts and
+// links (the list, its lanes, the world's links and their groups' scratch),
+// so that the search can run again and find them all. False when there is
+// no more memory (or the count would pass INT_MAX): what was there is kept,
+// and the search's first contacts are all it has.
+static bool grow_room(psb_world *w) {
+    struct contact_list *list = w->contacts;
+    if (list->capacity > INT_MAX / 2) {
+        return false;
+    }
+    const int room = 2 * (list->capacity > 0 ? list->capacity : 1);
+    return contact_list_reserve(list, room, list->stamp_size, w->body_count, w->params.threads) &&
+           world_reserve_groups(w, w->body_count, room);
+}
+
 bool contact_step(psb_world *w) {
     struct contact_list *list = w->contacts;
     list->count = 0;
@@ -1372,7 +1388,10 @@ bool contact_step(psb_world *w) {
     psb_profile *prof = w->profiling ? &w->profile : NULL;
     const double start = prof ? profile_now() : 0.0;
     measure_bodies(w);
-    const bool whole = find_all(w);
+    bool whole = find_all(w);
+    while (!whole && grow_room(w)) {
+        whole = find_all(w);
+    }
     w->contacts_found = list->count;
     if (list->count > 0) {
         for (int k = 0; k < w->body_count; k++) {
@@ -1620,7 +1639,7 @@ static bool find_body_links(const psb_world *w, int ia, double h, search *out) {
 // find_all: each body a's search on one thread, into its lane, the lanes'
 // links copied into the world's list in a's order after (the same list as
 // on one thread, cut at the same link when it is full).
-bool contact_find_links(psb_world *w, double h) {
+static bool find_links(psb_world *w, double h) {
     w->link_count = 0;
     struct contact_list *list = w->contacts;
     const int threads = w->params.threads;
@@ -1674,6 +1693,14 @@ bool contact_find_links(psb_world *w, double h) {
     }
     w->link_count = one.link_count;
     list->query = one.query;
+    return whole;
+}
+
+bool contact_find_links(psb_world *w, double h) {
+    bool whole = find_links(w, h);
+    while (!whole && grow_room(w)) {
+        whole = find_links(w, h);
+    }
     return whole;
 }
 

@@ -370,7 +370,9 @@ void body_shift_history(psb_body *b, int k, const double from[3]);
 /// Notes where every point is as the world step starts.
 void contact_begin_step(psb_world *w);
 /// Finds and resolves the contacts after every body has stepped. False when
-/// they outgrew their list (twice the points): the ones past it were left.
+/// they outgrew their list and no memory was left to grow it (it starts
+/// at twice the points and doubles when a search fills it): the ones past it
+/// were left.
 bool contact_step(psb_world *w);
 /// Whether bodies that may touch are solved together (contact inside the
 /// solve): psb_params.contact_solve with body contact and a solved
@@ -387,7 +389,8 @@ bool world_reserve_groups(psb_world *w, int bodies, int links);
 /// (world.c runs the guard after).
 void world_step_together(psb_world *w);
 /// The links of a solved sub-step of h into w->links (docs/contact.md);
-/// false when they outgrew it (twice the points): the rest were left.
+/// false when they outgrew it and no memory was left to grow it (as
+/// contact_step's): the rest were left.
 bool contact_find_links(psb_world *w, double h);
 /// Coulomb friction (contact_friction) on the links of the sub-step of h
 /// just solved, from the normal impulse each gave (contact.c).

@@ -177,8 +177,9 @@ int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
         body_destroy(b);
         return -1;
     }
-    // Room for twice as many contacts as there are points, so that a step
-    // rarely needs more.
+    // Room for twice as many contacts (and links) as there are points, so
+    // that a step rarely needs more (one that does doubles it: grow_room in
+    // contact.c).
     long points = b->n;
     for (int k = 0; k < w->body_count; k++) {
         points += w->bodies[k]->n;
@@ -561,8 +562,8 @@ int psb_world_step(psb_world *w) {
     if (!contact_step(w)) {
         w->list_full = true;
         snprintf(w->last_event, sizeof w->last_event,
-                 "more contacts between bodies at t = %.4g s than their list holds (twice the "
-                 "points): the rest were left unresolved",
+                 "more contacts between bodies at t = %.4g s than memory holds: the rest were "
+                 "left unresolved",
                  w->time);
     }
     w->full_steps += w->list_full;

@@ -211,8 +211,8 @@ void world_step_together(psb_world *w) {
         if (!contact_find_links(w, h)) {
             w->list_full = true;
             snprintf(w->last_event, sizeof w->last_event,
-                     "more links between bodies at t = %.4g s than their list holds (twice the "
-                     "points): the rest were left out of the solve",
+                     "more links between bodies at t = %.4g s than memory holds: the rest were "
+                     "left out of the solve",
                      t);
         }
         const int groups = make_groups(w);

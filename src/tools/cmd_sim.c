@@ -708,8 +708,8 @@ int psb_cmd_sim(int argc, char **argv) {
     }
     if (full_lists > 0) {
         fprintf(stderr,
-                "psb sim: in %ld step%s contacts or links between bodies did not all fit their "
-                "list (twice the points) and the rest were left out\n",
+                "psb sim: in %ld step%s contacts or links between bodies did not all fit in "
+                "memory and the rest were left out\n",
                 full_lists, full_lists == 1 ? "" : "s");
     }
     if (sim.scene) {
