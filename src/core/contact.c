@@ -24,7 +24,7 @@ enum {
     POSITION_PASSES = 4, // Gauss-Seidel passes over the contacts' positions
     VELOCITY_PASSES = 4, // ... and over their normal velocities
     CELLS_PER_ELEMENT = 4,
-    ITEMS_PER_ELEMENT = 8, // a cell at least as wide as any element: <= 2 cells per axis
+    ITEMS_PER_ELEMENT = 8, // an element in as many cells, on the mean (surface_grid)
 };
 
 #define PI 3.14159265358979323846
@@ -74,6 +74,11 @@ typedef struct contact_body {
     int dims[3];
     int *cell_start;
     int *item;
+    // Per cell, for the links of a body with itself (cell_cones): the unit
+    // mean of its elements' normals, and the sine of the widest angle
+    // between it and theirs (2 where none is to be skipped).
+    double *cone_n[3];
+    double *cone_sin;
 } contact_body;
 
 // One contact: point p of body a against element e of body b, whose point
@@ -199,6 +204,8 @@ void contact_body_destroy(contact_body *cb) {
         free(cb->next);
         free(cb->cell_start);
         free(cb->item);
+        free3(cb->cone_n);
+        free(cb->cone_sin);
         free(cb);
     }
 }
@@ -352,9 +359,11 @@ contact_body *contact_body_create(const psb_body *b) {
     cb->across = ring ? NULL : malloc(3 * room * sizeof(int));
     cb->cell_start = malloc((cells + 1) * sizeof(int));
     cb->item = malloc((size_t)ITEMS_PER_ELEMENT * room * sizeof(int));
-    if (!cb->corner || (!ring && !cb->across) || !cb->cell_start || !cb->item ||
-        !alloc3(cb->face_n, elements) || !alloc3(cb->box, elements) ||
-        !alloc3(cb->box + 3, elements) || !alloc3(cb->point_n, b->n_pad)) {
+    cb->cone_sin = malloc(cells * sizeof(double));
+    if (!cb->corner || (!ring && !cb->across) || !cb->cell_start || !cb->item || !cb->cone_sin ||
+        !alloc3(cb->cone_n, (int)cells) || !alloc3(cb->face_n, elements) ||
+        !alloc3(cb->box, elements) || !alloc3(cb->box + 3, elements) ||
+        !alloc3(cb->point_n, b->n_pad)) {
         contact_body_destroy(cb);
         return NULL;
     }
@@ -423,13 +432,31 @@ static int cell_of(double x, double origin, double cell, int dim) {
     return f < 0.0 ? 0 : f >= dim ? dim - 1 : (int)f;
 }
 
-// The grid of the elements' boxes over the body's box: cells at least as
-// wide as the widest element along any axis (so an element spans at most
-// two cells per axis), and no more than CELLS_PER_ELEMENT per element.
+// How many cells of width `cell` from `origin` element e's box overlaps.
+static int cells_of_element(const contact_body *cb, int e, double cell) {
+    int count = 1;
+    for (int c = 0; c < 3; c++) {
+        const double o = c == 0 ? cb->origin.x : c == 1 ? cb->origin.y : cb->origin.z;
+        count *= cell_of(cb->box[3 + c][e], o, cell, cb->dims[c]) -
+                 cell_of(cb->box[c][e], o, cell, cb->dims[c]) + 1;
+    }
+    return count;
+}
+
+// The grid of the elements' boxes over the body's box: cells as wide as
+// the elements are along their widest axis, on the mean, widened (by 1.25
+// at a time) until there are no more than CELLS_PER_ELEMENT per element and
+// the elements fill no more than ITEMS_PER_ELEMENT cells each, on the mean.
+// (Cells as wide as the widest element, as until session 35, made a loaded
+// model's grid coarse where a few long triangles were: 290 of the rocker
+// arm's triangles to a cell, more than 700 of the filled bunny's, and
+// each point's search with its own surface looked at them all. The search
+// finds the same nearest element on any grid.)
 static void surface_grid(contact_body *cb, const psb_body *b) {
-    double widest = 0.0;
+    double mean = 0.0;
     for (int e = 0; e < cb->elements; e++) {
         const int *k = &cb->corner[cb->per * e];
+        double widest = 0.0;
         for (int c = 0; c < 3; c++) {
             double lo = b->x[c][k[0]], hi = lo;
             for (int j = 1; j < cb->per; j++) {
@@ -441,23 +468,32 @@ static void surface_grid(contact_body *cb, const psb_body *b) {
             cb->box[3 + c][e] = hi;
             widest = hi - lo > widest ? hi - lo : widest;
         }
+        mean += widest;
     }
+    mean /= cb->elements > 0 ? cb->elements : 1;
     const psb_vec3 size = sub(cb->hi, cb->lo);
-    double cell = fmax(widest, 1e-9 * (1.0 + fmax(size.x, fmax(size.y, size.z))));
+    double cell = fmax(mean, 1e-9 * (1.0 + fmax(size.x, fmax(size.y, size.z))));
     const double limit = (double)CELLS_PER_ELEMENT * cb->elements + 8.0;
+    const long room = (long)ITEMS_PER_ELEMENT * (cb->elements > 0 ? cb->elements : 1);
+    cb->origin = cb->lo;
     for (;;) {
         const double cells = (floor(size.x / cell) + 1.0) * (floor(size.y / cell) + 1.0) *
                              (floor(size.z / cell) + 1.0);
         if (cells <= limit) {
-            break;
+            cb->dims[0] = (int)floor(size.x / cell) + 1;
+            cb->dims[1] = (int)floor(size.y / cell) + 1;
+            cb->dims[2] = (int)floor(size.z / cell) + 1;
+            long items = 0;
+            for (int e = 0; e < cb->elements && items <= room; e++) {
+                items += cells_of_element(cb, e, cell);
+            }
+            if (items <= room) {
+                break;
+            }
         }
         cell *= 1.25;
     }
     cb->cell = cell;
-    cb->origin = cb->lo;
-    cb->dims[0] = (int)floor(size.x / cell) + 1;
-    cb->dims[1] = (int)floor(size.y / cell) + 1;
-    cb->dims[2] = (int)floor(size.z / cell) + 1;
     const int cells = cb->dims[0] * cb->dims[1] * cb->dims[2];
     // Count, then fill (a counting sort of the elements by cell).
     memset(cb->cell_start, 0, ((size_t)cells + 1) * sizeof(int));
@@ -492,6 +528,47 @@ static void surface_grid(contact_body *cb, const psb_body *b) {
                 cb->cell_start[c] = cb->cell_start[c - 1];
             }
             cb->cell_start[0] = 0;
+        }
+    }
+}
+
+// The normal cones of the grid's cells (cone_n, cone_sin), for the links
+// of a body with itself: a point whose pseudo-normal n has n . cone_n >=
+// cone_sin is at most 90 degrees from every normal in the cell, so that
+// none of its elements faces the point (look_in_cell skips the cell
+// whole). The widest angle is taken a little wider (CONE_SLACK on its
+// cosine), so that rounding cannot skip an element the test on its own
+// would keep.
+#define CONE_SLACK 1e-6
+static void cell_cones(contact_body *cb) {
+    const int cells = cb->dims[0] * cb->dims[1] * cb->dims[2];
+    for (int at = 0; at < cells; at++) {
+        double m[3] = {0.0, 0.0, 0.0};
+        for (int s = cb->cell_start[at]; s < cb->cell_start[at + 1]; s++) {
+            for (int c = 0; c < 3; c++) {
+                m[c] += cb->face_n[c][cb->item[s]];
+            }
+        }
+        const double len = sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
+        cb->cone_sin[at] = 2.0;
+        if (!(len > 0.0)) {
+            continue; // empty, or normals that cancel
+        }
+        double widest = 1.0; // the least cosine
+        for (int s = cb->cell_start[at]; s < cb->cell_start[at + 1]; s++) {
+            const int e = cb->item[s];
+            double cosine = 0.0;
+            for (int c = 0; c < 3; c++) {
+                cosine += m[c] / len * cb->face_n[c][e];
+            }
+            widest = cosine < widest ? cosine : widest;
+        }
+        widest -= CONE_SLACK;
+        for (int c = 0; c < 3; c++) {
+            cb->cone_n[c][at] = m[c] / len;
+        }
+        if (widest > 0.0) {
+            cb->cone_sin[at] = sqrt(1.0 - widest * widest);
         }
     }
 }
@@ -790,6 +867,11 @@ static void look_in_cell(const contact_body *cb, const psb_body *b, search *out,
                          int y, int z) {
     const double pc[3] = {q->p.x, q->p.y, q->p.z};
     const int at = (z * cb->dims[1] + y) * cb->dims[0] + x;
+    if (q->facing && q->facing_n.x * cb->cone_n[0][at] + q->facing_n.y * cb->cone_n[1][at] +
+                             q->facing_n.z * cb->cone_n[2][at] >=
+                         cb->cone_sin[at]) {
+        return; // no element of the cell faces the point (cell_cones)
+    }
     for (int s = cb->cell_start[at]; s < cb->cell_start[at + 1]; s++) {
         const int e = cb->item[s];
         if (out->stamp[e] == out->query) {
@@ -1435,7 +1517,12 @@ bool contact_step(psb_world *w) {
 // The pile's balls move patches of 69 to 163 points and keep the stiffness
 // tuned on them; Spot (ks 36800 N/m) moves all its 2930, 14.6 times its
 // own, and no longer lands inside the balls (docs/contact.md, "A stiff
-// body's links").
+// body's links"). A link of a body with itself counts its points' own
+// masses: it pushes two parts of one body apart, which its springs resist
+// (they are in the solve), not the inertia of a patch dragged along; with
+// the patch's, the rocker arm's self links (50 times stiffer) kept its
+// solve from converging at rest (docs/contact.md, "A body against itself,
+// inside the solve").
 #define DRAG_PATCH 200.0
 // How fast a link moves a point out that starts within the skin or inside
 // the other body, m/s: a bounded depenetration (a ring's only from inside:
@@ -1500,8 +1587,10 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search
     const double delta = w->params.contact_thickness;
     const double fall = 2.0 * fabs(w->params.gravity) * h * h;
     const bool ring = a->kind == PSB_RING;
-    const double drag_a = ring ? 1.0 : link_drag(a, h), drag_b = ring ? 1.0 : link_drag(b, h);
     const bool self = ia == ib;
+    // (On its own body a link counts its points' own masses: DRAG_PATCH.)
+    const double drag_a = ring || self ? 1.0 : link_drag(a, h);
+    const double drag_b = ring || self ? 1.0 : link_drag(b, h);
     for (int i = 0; i < a->n; i++) {
         const int k = a->rank[i];
         const psb_vec3 p = point_at(a, k);
@@ -1619,6 +1708,9 @@ static void prepare_for_links(const psb_world *w, int ib, double h) {
             contact_body *cb = w->bodies[ib]->touch;
             surface_normals(cb, w->bodies[ib]);
             surface_grid(cb, w->bodies[ib]);
+            if (links_itself(w, w->bodies[ib])) {
+                cell_cones(cb); // (its own points search it facing)
+            }
             cb->prepared = -1;
             return;
         }

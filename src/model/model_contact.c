@@ -834,7 +834,10 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, 
     const model_body *A = m->bodies[a], *B = m->bodies[b];
     const double delta = m->params.contact_thickness;
     const bool ring = A->kind == PSB_RING, self = a == b;
-    const double drag_a = ring ? 1.0 : link_drag(A, h), drag_b = ring ? 1.0 : link_drag(B, h);
+    // On its own body a link counts its points' own masses (the fast
+    // path's DRAG_PATCH says why).
+    const double drag_a = ring || self ? 1.0 : link_drag(A, h);
+    const double drag_b = ring || self ? 1.0 : link_drag(B, h);
     // On its own body, velocities are seen from the body's mean velocity.
     psb_vec3 mean = {0.0, 0.0, 0.0};
     for (int i = 0; self && i < B->n; i++) {
