@@ -444,15 +444,16 @@ static int cells_of_element(const contact_body *cb, int e, double cell) {
 }
 
 // The grid of the elements' boxes over the body's box: cells as wide as
-// the elements are along their widest axis, on the mean, widened (by 1.25
+// the elements are along their widest axis, on the mean, and no narrower
+// than the skin (every search reaches at least that far), widened (by 1.25
 // at a time) until there are no more than CELLS_PER_ELEMENT per element and
 // the elements fill no more than ITEMS_PER_ELEMENT cells each, on the mean.
 // (Cells as wide as the widest element, as until session 35, made a loaded
-// model's grid coarse where a few long triangles were: 290 of the rocker
-// arm's triangles to a cell, more than 700 of the filled bunny's, and
-// each point's search with its own surface looked at them all. The search
-// finds the same nearest element on any grid.)
-static void surface_grid(contact_body *cb, const psb_body *b) {
+// model's grid coarse where a few long triangles were: the rocker arm's
+// 20088 triangles in 490 cells, the filled bunny's 69664 in 100, and each
+// point's search with its own surface looked at all those in its cells.
+// The search finds the same nearest element on any grid.)
+static void surface_grid(contact_body *cb, const psb_body *b, double skin) {
     double mean = 0.0;
     for (int e = 0; e < cb->elements; e++) {
         const int *k = &cb->corner[cb->per * e];
@@ -472,7 +473,7 @@ static void surface_grid(contact_body *cb, const psb_body *b) {
     }
     mean /= cb->elements > 0 ? cb->elements : 1;
     const psb_vec3 size = sub(cb->hi, cb->lo);
-    double cell = fmax(mean, 1e-9 * (1.0 + fmax(size.x, fmax(size.y, size.z))));
+    double cell = fmax(fmax(mean, skin), 1e-9 * (1.0 + fmax(size.x, fmax(size.y, size.z))));
     const double limit = (double)CELLS_PER_ELEMENT * cb->elements + 8.0;
     const long room = (long)ITEMS_PER_ELEMENT * (cb->elements > 0 ? cb->elements : 1);
     cb->origin = cb->lo;
@@ -573,10 +574,10 @@ static void cell_cones(contact_body *cb) {
     }
 }
 
-static void prepare_surface(contact_body *cb, const psb_body *b, long step) {
+static void prepare_surface(contact_body *cb, const psb_body *b, long step, double skin) {
     if (cb->prepared != step) {
         surface_normals(cb, b);
-        surface_grid(cb, b);
+        surface_grid(cb, b, skin);
         cb->prepared = step;
     }
 }
@@ -1403,7 +1404,8 @@ static bool find_all(psb_world *w) {
         for (int ia = 0; ia < w->body_count; ia++) {
             double R;
             if (pair_near(w, ia, ib, &R)) {
-                prepare_surface(w->bodies[ib]->touch, w->bodies[ib], w->steps);
+                prepare_surface(w->bodies[ib]->touch, w->bodies[ib], w->steps,
+                                w->params.contact_thickness);
                 break;
             }
         }
@@ -1573,7 +1575,8 @@ static bool add_link(search *out, const solve_link *l) {
 // side), held at hold = min(delta, where it starts + RECOVERY_SPEED h); a
 // ring's link with RING_LINK_STIFFNESS, its hold raised by the force kept
 // from the last sub-step over k (contact_keep_link_forces); a 3D link's
-// masses counted link_drag times. On its own body (a == b, links_itself),
+// masses counted link_drag times (but a body's links with itself: once).
+// On its own body (a == b, links_itself),
 // as the plain model does: moves are seen from the body's mean velocity
 // (R_p = delta + 2 h (|v_p - v_mean| + the fastest |v_i - v_mean|)), p's
 // own elements, those nearest it on its neighbours only and those whose
@@ -1707,7 +1710,7 @@ static void prepare_for_links(const psb_world *w, int ib, double h) {
         if (pair_links_near(w, ia, ib, h)) {
             contact_body *cb = w->bodies[ib]->touch;
             surface_normals(cb, w->bodies[ib]);
-            surface_grid(cb, w->bodies[ib]);
+            surface_grid(cb, w->bodies[ib], w->params.contact_thickness);
             if (links_itself(w, w->bodies[ib])) {
                 cell_cones(cb); // (its own points search it facing)
             }

@@ -783,9 +783,10 @@ int psb_model_contact_count(const psb_model *m) {
 // A stiff body's points move together: in a sub-step of h a push on one
 // point reaches about r = h sqrt(ks / m) springs across its surface (m the
 // body's mean point mass), a patch of about pi r² points, at most all of
-// them. A 3D link holds its point against that inertia: each side's masses
-// count link_drag times, the patch's points over DRAG_PATCH, at least 1
-// (docs/contact.md, "A stiff body's links").
+// them. A 3D link between two bodies holds its point against that inertia:
+// each side's masses count link_drag times, the patch's points over
+// DRAG_PATCH, at least 1 (docs/contact.md, "A stiff body's links"); a
+// body's links with itself count them once.
 #define DRAG_PATCH 200.0
 #define PI         3.14159265358979323846
 
@@ -816,7 +817,8 @@ static double link_hold(double start, double delta, double h, bool ring) {
 // these β, and the normal n (B's pseudo-normal there; against a cloth, turned
 // to the side p is on). In the solve the link is the energy
 // k/2 min(0, (x_p - q) . n - hold)², k = kappa / (W h²) (W: link_give, the
-// masses of a stiff body counted as the patch they move with): a plane that moves
+// masses of a stiff body counted as the patch they move with, but in its
+// links with itself): a plane that moves
 // with the feature's corners, pushing p and the corners apart; hold as
 // link_hold says. A ring's link: k = ring_kappa / (W h²), and its hold
 // raised by F / k, F the force p's link against B pushed with at the end of
