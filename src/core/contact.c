@@ -432,15 +432,14 @@ static int cell_of(double x, double origin, double cell, int dim) {
     return f < 0.0 ? 0 : f >= dim ? dim - 1 : (int)f;
 }
 
-// How many cells of width `cell` from `origin` element e's box overlaps.
-static int cells_of_element(const contact_body *cb, int e, double cell) {
-    int count = 1;
+// The cells of width `cell` from the grid's origin that element e's box
+// overlaps: from[c] to to[c] along each axis.
+static void element_cells(const contact_body *cb, int e, double cell, int from[3], int to[3]) {
     for (int c = 0; c < 3; c++) {
         const double o = c == 0 ? cb->origin.x : c == 1 ? cb->origin.y : cb->origin.z;
-        count *= cell_of(cb->box[3 + c][e], o, cell, cb->dims[c]) -
-                 cell_of(cb->box[c][e], o, cell, cb->dims[c]) + 1;
+        from[c] = cell_of(cb->box[c][e], o, cell, cb->dims[c]);
+        to[c] = cell_of(cb->box[3 + c][e], o, cell, cb->dims[c]);
     }
-    return count;
 }
 
 // The grid of the elements' boxes over the body's box: cells as wide as
@@ -477,60 +476,58 @@ static void surface_grid(contact_body *cb, const psb_body *b, double skin) {
     const double limit = (double)CELLS_PER_ELEMENT * cb->elements + 8.0;
     const long room = (long)ITEMS_PER_ELEMENT * (cb->elements > 0 ? cb->elements : 1);
     cb->origin = cb->lo;
-    for (;;) {
-        const double cells = (floor(size.x / cell) + 1.0) * (floor(size.y / cell) + 1.0) *
-                             (floor(size.z / cell) + 1.0);
-        if (cells <= limit) {
-            cb->dims[0] = (int)floor(size.x / cell) + 1;
-            cb->dims[1] = (int)floor(size.y / cell) + 1;
-            cb->dims[2] = (int)floor(size.z / cell) + 1;
-            long items = 0;
-            for (int e = 0; e < cb->elements && items <= room; e++) {
-                items += cells_of_element(cb, e, cell);
-            }
-            if (items <= room) {
-                break;
-            }
+    // A counting sort of the elements by cell: count each cell's (into
+    // cell_start[at + 1]), widening the cells while they are too many or
+    // the elements overlap too many of them, then fill.
+    int cells = 0;
+    for (;; cell *= 1.25) {
+        if ((floor(size.x / cell) + 1.0) * (floor(size.y / cell) + 1.0) *
+                (floor(size.z / cell) + 1.0) >
+            limit) {
+            continue;
         }
-        cell *= 1.25;
-    }
-    cb->cell = cell;
-    const int cells = cb->dims[0] * cb->dims[1] * cb->dims[2];
-    // Count, then fill (a counting sort of the elements by cell).
-    memset(cb->cell_start, 0, ((size_t)cells + 1) * sizeof(int));
-    for (int pass = 0; pass < 2; pass++) {
-        for (int e = 0; e < cb->elements; e++) {
+        cb->dims[0] = (int)floor(size.x / cell) + 1;
+        cb->dims[1] = (int)floor(size.y / cell) + 1;
+        cb->dims[2] = (int)floor(size.z / cell) + 1;
+        cells = cb->dims[0] * cb->dims[1] * cb->dims[2];
+        memset(cb->cell_start, 0, ((size_t)cells + 1) * sizeof(int));
+        long items = 0;
+        for (int e = 0; e < cb->elements && items <= room; e++) {
             int from[3], to[3];
-            for (int c = 0; c < 3; c++) {
-                const double o = c == 0 ? cb->origin.x : c == 1 ? cb->origin.y : cb->origin.z;
-                from[c] = cell_of(cb->box[c][e], o, cell, cb->dims[c]);
-                to[c] = cell_of(cb->box[3 + c][e], o, cell, cb->dims[c]);
-            }
-            for (int z = from[2]; z <= to[2]; z++) {
+            element_cells(cb, e, cell, from, to);
+            items += (long)(to[0] - from[0] + 1) * (to[1] - from[1] + 1) * (to[2] - from[2] + 1);
+            for (int z = from[2]; z <= to[2] && items <= room; z++) {
                 for (int y = from[1]; y <= to[1]; y++) {
                     for (int x = from[0]; x <= to[0]; x++) {
-                        const int at = (z * cb->dims[1] + y) * cb->dims[0] + x;
-                        if (pass == 0) {
-                            cb->cell_start[at + 1]++;
-                        } else {
-                            cb->item[cb->cell_start[at]++] = e;
-                        }
+                        cb->cell_start[(z * cb->dims[1] + y) * cb->dims[0] + x + 1]++;
                     }
                 }
             }
         }
-        if (pass == 0) {
-            for (int c = 0; c < cells; c++) {
-                cb->cell_start[c + 1] += cb->cell_start[c];
-            }
-        } else {
-            // Filling moved each start to the next cell's: shift back.
-            for (int c = cells; c > 0; c--) {
-                cb->cell_start[c] = cb->cell_start[c - 1];
-            }
-            cb->cell_start[0] = 0;
+        if (items <= room) {
+            break;
         }
     }
+    cb->cell = cell;
+    for (int c = 0; c < cells; c++) {
+        cb->cell_start[c + 1] += cb->cell_start[c];
+    }
+    for (int e = 0; e < cb->elements; e++) {
+        int from[3], to[3];
+        element_cells(cb, e, cell, from, to);
+        for (int z = from[2]; z <= to[2]; z++) {
+            for (int y = from[1]; y <= to[1]; y++) {
+                for (int x = from[0]; x <= to[0]; x++) {
+                    cb->item[cb->cell_start[(z * cb->dims[1] + y) * cb->dims[0] + x]++] = e;
+                }
+            }
+        }
+    }
+    // Filling moved each start to the next cell's: shift back.
+    for (int c = cells; c > 0; c--) {
+        cb->cell_start[c] = cb->cell_start[c - 1];
+    }
+    cb->cell_start[0] = 0;
 }
 
 // The normal cones of the grid's cells (cone_n, cone_sin), for the links
