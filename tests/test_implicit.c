@@ -11,7 +11,9 @@
 //   floor stays above it.
 // - Determinism: a ball of 10242 points (shared between threads) hitting the
 //   floor gives the same bits and the same solver reports with 1, 2 and 3
-//   threads, with backward Euler and with BDF2.
+//   threads, with backward Euler and with BDF2; so does a gasless one of
+//   as many points pressed flat, falling onto the floor with contact of a
+//   body with itself (thousands of links with itself, solved on a team).
 // - Energy: with no damping, no gravity and no floor, the total energy of a
 //   jittered ball never rises from one step to the next, whether the solve
 //   is converged or cut short at 1, 2 or 5 conjugate-gradient iterations; the
@@ -480,6 +482,77 @@ static void test_threads(psb_integrator integrator) {
     free(one.x);
     free(one.v);
     psb_mesh_free(&m);
+}
+
+// A body alone with links to itself is solved on a team as well (its links'
+// work on the team's first thread): a gasless icosphere of level 5 pressed
+// flat to a disc 2 cm thick, its rest shape, falling at 1 m/s from 5 mm
+// above the floor with contact of a body with itself, 3 steps. Its sheets
+// meet near the rim, so its links with itself join points of both halves
+// of the team; the world's links are counted to show there were some.
+static impact_run flat_impact(int threads, int *links) {
+    impact_run r = {0};
+    psb_mesh m;
+    psb_error err;
+    CHECK(psb_mesh_icosphere(&m, 5, 0.5, &err) == PSB_OK, "icosphere: %s", err.message);
+    for (int i = 0; i < m.point_count; i++) {
+        m.points[i].y *= 0.02;
+    }
+    psb_params p = implicit_params();
+    p.contact_solve = true;
+    p.self_contact = true;
+    p.threads = threads;
+    psb_body_params bp = psb_default_body_params();
+    bp.gas_nrt = 0.0;
+    psb_world *w = make_world(&p);
+    const int id = w ? add_moving_mesh(w, &m, bp, (psb_vec3){0, 0.015, 0}, (psb_vec3){0, -1.0, 0})
+                     : -1;
+    psb_mesh_free(&m);
+    if (id < 0) {
+        psb_world_destroy(w);
+        return r;
+    }
+    *links = 0;
+    for (int s = 0; s < 3; s++) {
+        CHECK(psb_world_step(w) == 0, "%d threads: step %d blew up: %s", threads, s,
+              psb_world_last_event(w));
+        *links = psb_world_link_count(w) > *links ? psb_world_link_count(w) : *links;
+    }
+    const size_t n = (size_t)psb_body_point_count(w, id);
+    r.x = malloc(n * sizeof *r.x);
+    r.v = malloc(n * sizeof *r.v);
+    memcpy(r.x, psb_body_positions(w, id), n * sizeof *r.x);
+    memcpy(r.v, psb_body_velocities(w, id), n * sizeof *r.v);
+    r.body = psb_body_solver_report(w, id);
+    psb_world_destroy(w);
+    return r;
+}
+
+static void test_self_threads(void) {
+    int links = 0;
+    const impact_run one = flat_impact(1, &links);
+    CHECK(links > 100, "the flat ball had %d links with itself", links);
+    CHECK(one.body.iterations > 0, "one thread: the solver took no iteration");
+    printf("flat ball with itself: %d links, %d Newton, %d CG\n", links, one.body.newton,
+           one.body.iterations);
+    for (int threads = 2; threads <= 3 && one.x; threads++) {
+        int links_t = 0;
+        const impact_run r = flat_impact(threads, &links_t);
+        const size_t bytes = 10242 * sizeof(psb_vec3);
+        CHECK(r.x && memcmp(one.x, r.x, bytes) == 0 && memcmp(one.v, r.v, bytes) == 0,
+              "flat ball with itself, %d threads: positions or velocities differ from 1 "
+              "thread's",
+              threads);
+        CHECK(links_t == links && same_report(one.body, r.body),
+              "flat ball with itself, %d threads: %d links, %d Newton, %d CG; one thread: %d, "
+              "%d, %d",
+              threads, links_t, r.body.newton, r.body.iterations, links, one.body.newton,
+              one.body.iterations);
+        free(r.x);
+        free(r.v);
+    }
+    free(one.x);
+    free(one.v);
 }
 
 // ---- 3. energy when the solve is cut short
@@ -1164,6 +1237,7 @@ int main(void) {
     test_ring_on_floor();
     test_threads(PSB_IMPLICIT);
     test_threads(PSB_BDF2);
+    test_self_threads();
     test_energy_cut_short();
     test_tolerance();
     test_damping();

@@ -57,7 +57,9 @@
 // Threads: each thread of the team works on its part's points; every sum
 // over points is made chunk by chunk and the chunks added in order, so all
 // threads take the same decisions and any team gives the same bits. A
-// group's bodies each run on one thread, side by side (implicit_each_body).
+// group's bodies each run on one thread, side by side (implicit_each_body);
+// a large body alone with links to itself runs on a team, its links' work
+// on the team's first thread (implicit_on_lead).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -806,6 +808,29 @@ void implicit_group_step(const psb_world *w, const int *bodies, int count, int s
     }
     solve_and_report(g);
     implicit_each_body(g, end_group_body, NULL);
+    if (prof) {
+        prof->integrate += profile_now() - start;
+    }
+}
+
+void implicit_team_step(const psb_world *w, int body, const body_part *part, const int *link,
+                        int link_count, double t, double h) {
+    psb_body *b = w->bodies[body];
+    psb_profile *prof = part->thread == 0 ? b->profile : NULL;
+    const double start = prof ? profile_now() : 0.0;
+    step_ctx s = begin_body(b, w, part, t, h);
+    s.linked = true;
+    // (The group of one implicit_group_step would make, its mass added to 0.)
+    group g = {.s = &s,
+               .count = 1,
+               .links = w->links,
+               .link = link,
+               .link_count = link_count,
+               .pushing = w->link_pushing,
+               .mass = 0.0 + b->params.mass,
+               .threads = 1};
+    solve_and_report(&g);
+    end_body(&s);
     if (prof) {
         prof->integrate += profile_now() - start;
     }

@@ -215,8 +215,9 @@ static void filter_blocks(step_ctx *s) {
 // in diag, and so in hessian_times already), filtered, on free points; returns
 // their share of p . q. A pushing link's whole block is k J^T J with
 // J p = (p_p - sum beta_j p_j) . n; which links push, the last evaluation
-// (at the iterate) says.
-static double link_times(const group *g) {
+// (at the iterate) says. (implicit_on_lead's work.)
+static double link_times(group *g, const void *unused) {
+    (void)unused;
     const psb_world *w = g->s[0].w;
     double pq = 0.0;
     for (int m = 0; m < g->link_count; m++) {
@@ -400,7 +401,7 @@ int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bo
         implicit_each_body(g, hessian_body, NULL);
         double pq = unsettled_sum(g);
         if (g->link_count > 0) {
-            pq += link_times(g);
+            pq += implicit_on_lead(g, link_times, NULL);
         }
         it++;
         if (!(pq > 0.0)) {

@@ -609,8 +609,9 @@ static double link_gap(const psb_world *w, const solve_link *l) {
 }
 
 // The links' energy k/2 min(0, gap)^2, J; their gradient and own blocks
-// into each body's link_g and link_d.
-static double link_terms(const group *g) {
+// into each body's link_g and link_d (implicit_on_lead's work).
+static double link_terms(group *g, const void *unused) {
+    (void)unused;
     const psb_world *w = g->s[0].w;
     for (int k = 0; k < g->count; k++) {
         implicit_work *W = g->s[k].W;
@@ -671,17 +672,23 @@ static bool turned_in(const psb_world *w, const solve_link *l, double slack) {
     return now < l->floor - slack && now < was - slack;
 }
 
-bool implicit_turn_links(group *g, double slack) {
+// implicit_turn_links on one thread (implicit_on_lead's work): 1 if the
+// links turned, else 0.
+static double turn_links(group *g, const void *slack) {
     const psb_world *w = g->s[0].w;
     bool deeper = false;
     for (int m = 0; m < g->link_count && !deeper; m++) {
-        deeper = turned_in(w, &g->links[g->link[m]], slack);
+        deeper = turned_in(w, &g->links[g->link[m]], *(const double *)slack);
     }
     for (int m = 0; m < g->link_count && deeper; m++) {
         solve_link *l = &g->links[g->link[m]];
         contact_link_normal(w, l, l->n); // (a ring's as it is)
     }
-    return deeper;
+    return deeper ? 1.0 : 0.0;
+}
+
+bool implicit_turn_links(group *g, double slack) {
+    return implicit_on_lead(g, turn_links, &slack) != 0.0;
 }
 
 static void evaluate_body(group *g, int k, void *with_derivatives) {
@@ -692,7 +699,7 @@ evaluation implicit_group_evaluate(group *g, bool with_derivatives) {
     if (g->count == 1 && g->link_count == 0) {
         return implicit_evaluate(&g->s[0], with_derivatives);
     }
-    evaluation all = {link_terms(g), 0.0, {0.0, 0.0, 0.0}, false};
+    evaluation all = {implicit_on_lead(g, link_terms, NULL), 0.0, {0.0, 0.0, 0.0}, false};
     implicit_each_body(g, evaluate_body, &with_derivatives);
     double res2 = 0.0;
     for (int k = 0; k < g->count; k++) {

@@ -76,6 +76,9 @@ typedef struct implicit_work {
     double *diag;      // 6 per point: the Hessian's own block without the gas, N/m
     double *dinv;      // 6 per point: its inverse
     double *sums;      // SUMS per chunk
+    // A body alone with links to itself, solved on a team: what its thread
+    // 0 found on the links for every thread to read (on_lead).
+    double lead_value;
 } implicit_work;
 
 typedef struct evaluation {
@@ -142,6 +145,8 @@ typedef struct group {
 
 // One body's share of a group's work: body k of g, with the caller's arg.
 typedef void body_work(group *g, int k, void *arg);
+// Work on a group's links, on one thread (implicit_on_lead).
+typedef double lead_work(group *g, const void *arg);
 
 // The gradient of G at the iterate, N.
 static inline double *const *iterate_gradient(const step_ctx *s) {
@@ -241,6 +246,11 @@ static inline void team_sync(const step_ctx *s) {
     }
 }
 
+// Whether this thread leads its team (a team of one: it does).
+static inline bool team_lead(const step_ctx *s) {
+    return s->part->thread == 0;
+}
+
 // The points of chunk ch: [*i0, *i1).
 static inline void chunk_points(const psb_body *b, int ch, int *i0, int *i1) {
     *i0 = ch * CHUNK_POINTS;
@@ -260,6 +270,11 @@ static inline bool is_free(const psb_body *b, int i) {
 /// thread: its sums kept with it and added up in body order afterwards, so
 /// that any count gives the same bits), else in order on this thread.
 void implicit_each_body(group *g, body_work *work, void *arg);
+/// Runs work on the group's links and returns its value: on this thread,
+/// or for a body alone solved on a team (its links with itself: every
+/// thread of the team calls this), on the team's first thread once the
+/// whole team has come, its value then given to every thread.
+double implicit_on_lead(group *g, lead_work *work, const void *arg);
 /// The slot of point i's spring to j, or -1.
 int implicit_find_slot(const implicit_work *W, int i, int j);
 /// After every thread has filed its chunks' partial sums 0..count-1 (and

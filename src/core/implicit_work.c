@@ -99,6 +99,19 @@ void implicit_each_body(group *g, body_work *work, void *arg) {
     }
 }
 
+double implicit_on_lead(group *g, lead_work *work, const void *arg) {
+    const step_ctx *s = &g->s[0];
+    if (g->count > 1 || s->part->team == 1) {
+        return work(g, arg);
+    }
+    team_sync(s); // every thread is done with what the work reads and writes
+    if (team_lead(s)) {
+        s->W->lead_value = work(g, arg);
+    }
+    team_sync(s);
+    return s->W->lead_value;
+}
+
 // An edge of a triangle (public indices, lo < hi) and the triangle's
 // third corner.
 typedef struct flap_edge {

@@ -324,6 +324,12 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
 /// group's work to its first body's report.
 void implicit_group_step(const psb_world *w, const int *bodies, int count, int slot,
                          const int *link, int link_count, double t, double h, int threads);
+/// One sub-step h from world time t of body `body` alone with links to
+/// itself (w->links[link[0 .. link_count - 1]]), as implicit_group_step
+/// would solve it, with each thread of a team on its part's points: every
+/// thread of the team calls it (the same bits for any team).
+void implicit_team_step(const psb_world *w, int body, const body_part *part, const int *link,
+                        int link_count, double t, double h);
 /// Room for a group's contexts of up to `bodies` bodies in w (false: no memory).
 bool implicit_group_reserve(psb_world *w, int bodies);
 /// Frees the implicit solver's scratch (NULL allowed).

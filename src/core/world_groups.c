@@ -74,13 +74,20 @@ static int root_of(int *parent, int k) {
 }
 
 #ifdef _OPENMP
-// One sub-step of h from t of body b alone, shared by `threads` threads.
-static void substep_body_threaded(psb_world *w, psb_body *b, int threads, double t, double h) {
+// One sub-step of h from t of body k alone, shared by `threads` threads;
+// with its links to itself when link_count > 0.
+static void substep_body_threaded(psb_world *w, int k, const int *link, int link_count,
+                                  int threads, double t, double h) {
+    psb_body *b = w->bodies[k];
 #pragma omp parallel num_threads(threads)
     {
         const body_part part =
             body_share(b, omp_get_thread_num(), omp_get_num_threads(), w->barrier);
-        body_integrate(b, w, &part, t, h);
+        if (link_count > 0) {
+            implicit_team_step(w, k, &part, link, link_count, t, h);
+        } else {
+            body_integrate(b, w, &part, t, h);
+        }
     }
 }
 #endif
@@ -138,14 +145,14 @@ static int make_groups(psb_world *w) {
 }
 
 // The threads group g shares between its bodies' work (1: it runs on one
-// thread, beside the other groups): a large body alone without links (to
-// itself), as for its own step;
+// thread, beside the other groups): a large body alone, with or without
+// links to itself, as for its own step;
 // a group of bodies with 4096 points and up between them, each body's work
 // on one of them (not while profiling: the stage timers are shared).
 static int group_threads(const psb_world *w, int g) {
 #ifdef _OPENMP
     const int first = w->group_start[2 * g], count = w->group_start[2 * g + 2] - first;
-    if (count == 1 && w->group_start[2 * g + 3] == w->group_start[2 * g + 1]) {
+    if (count == 1) {
         return world_body_threads(w, w->bodies[w->group_member[first]]);
     }
     long points = 0;
@@ -163,25 +170,27 @@ static int group_threads(const psb_world *w, int g) {
 
 // One sub-step of h from t of group g on `threads` threads: a body alone
 // without links as in its own step, bodies joined by links (or a body with
-// links to itself) solved together.
+// links to itself) solved together; a body alone with links to itself on
+// more than one thread as a team, each thread on its part's points.
 static void step_group(psb_world *w, int g, double t, double h, int threads) {
     const int *start = w->group_start;
     const int first = start[2 * g], count = start[2 * g + 2] - first;
-    if (count == 1 && start[2 * g + 3] == start[2 * g + 1]) {
-        psb_body *b = w->bodies[w->group_member[first]];
+    const int *link = w->group_link + start[2 * g + 1];
+    const int link_count = start[2 * g + 3] - start[2 * g + 1];
 #ifdef _OPENMP
-        if (threads > 1) {
-            substep_body_threaded(w, b, threads, t, h);
-            return;
-        }
+    if (count == 1 && threads > 1) {
+        substep_body_threaded(w, w->group_member[first], link, link_count, threads, t, h);
+        return;
+    }
 #endif
+    if (count == 1 && link_count == 0) {
+        psb_body *b = w->bodies[w->group_member[first]];
         const body_part whole = body_whole(b);
         body_integrate(b, w, &whole, t, h);
         return;
     }
-    const int links = start[2 * g + 1];
-    implicit_group_step(w, w->group_member + first, count, first, w->group_link + links,
-                        start[2 * g + 3] - links, t, h, threads);
+    implicit_group_step(w, w->group_member + first, count, first, link, link_count, t, h,
+                        threads);
 }
 
 // Coulomb friction on the links of the sub-step of h just solved, and the
