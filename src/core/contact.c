@@ -107,9 +107,19 @@ typedef struct search {
     int link_count, link_capacity;
 } search;
 
+// A search on several threads runs in pieces: body a's points i0 to
+// i1 - 1 (in rank order) against body b's surface (the stage's search with
+// radius R), their contacts (or links) found into lane `lane` from `start`,
+// `found` of them.
+enum { SEARCH_PIECE = 1024 }; // points a piece takes at most
+typedef struct search_piece {
+    int a, b, i0, i1;
+    double R;
+    int lane, start, found;
+} search_piece;
+
 // The contacts of a step; and for a search on several threads, each
-// thread's own search (lanes) and where body a's contacts (or links) are:
-// found[a] of them in lane lane_of[a]'s items (links) from start[a].
+// thread's own search (lanes) and its pieces.
 struct contact_list {
     contact *items;
     int count, capacity;
@@ -117,8 +127,9 @@ struct contact_list {
     int query;
     int stamp_size;
     search *lanes;
-    int lane_count, body_room;
-    int *lane_of, *start, *found;
+    int lane_count;
+    search_piece *pieces;
+    int piece_room;
 };
 
 static psb_vec3 v3(double x, double y, double z) {
@@ -971,7 +982,8 @@ static psb_vec3 start_point(const contact_body *cb, int e, const double *beta) {
 // The points of body a that touch body b (docs/contact.md), appended to
 // the list in a's point order; R is the largest search radius of a point
 // of a (the pair's). False when the list is full.
-static bool find_pair(const psb_world *w, int ia, int ib, double R, search *out) {
+// Body a's points i0 to i1 - 1 (in rank order) against body b's surface.
+static bool find_pair(const psb_world *w, int ia, int ib, double R, int i0, int i1, search *out) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
     contact_body *cb = b->touch;
     const bool self = ia == ib, sheet = b->kind == PSB_CLOTH;
@@ -980,7 +992,7 @@ static bool find_pair(const psb_world *w, int ia, int ib, double R, search *out)
     // mean move t: D_rel, and each point's move less t.
     const double reach = w->params.contact_thickness + (self ? cb->moved_rel : cb->moved);
     const psb_vec3 shift = self ? cb->shift : v3(0.0, 0.0, 0.0);
-    for (int i = 0; i < a->n; i++) {
+    for (int i = i0; i < i1; i++) {
         const int k = a->rank[i];
         const psb_vec3 p = point_at(a, k);
         if (boxes_apart(p, p, cb->lo, cb->hi, R)) {
@@ -1358,41 +1370,102 @@ static bool pair_near(const psb_world *w, int ia, int ib, double *R) {
 static bool find_body(const psb_world *w, int ia, search *out) {
     for (int ib = 0; ib < w->body_count; ib++) {
         double R;
-        if (pair_near(w, ia, ib, &R) && !find_pair(w, ia, ib, R, out)) {
+        if (pair_near(w, ia, ib, &R) && !find_pair(w, ia, ib, R, 0, w->bodies[ia]->n, out)) {
             return false;
         }
     }
     return true;
 }
 
+// Room for more pieces than the list has (twice as many); false: no memory.
+static bool more_pieces(struct contact_list *list) {
+    if (list->piece_room > INT_MAX / 2) {
+        return false;
+    }
+    const int room = list->piece_room > 0 ? 2 * list->piece_room : 64;
+    search_piece *pieces = realloc(list->pieces, (size_t)room * sizeof *pieces);
+    if (!pieces) {
+        return false;
+    }
+    list->pieces = pieces;
+    list->piece_room = room;
+    return true;
+}
+
+// Appends body a's pieces against body b (radius R) to the list's first *n;
+// false when there is no room for them (no memory).
+static bool add_pieces(struct contact_list *list, int *n, const psb_world *w, int ia, int ib,
+                       double R) {
+    const int points = w->bodies[ia]->n;
+    for (int i0 = 0; i0 < points; i0 += SEARCH_PIECE) {
+        if (*n == list->piece_room && !more_pieces(list)) {
+            return false;
+        }
+        const int i1 = points - i0 > SEARCH_PIECE ? i0 + SEARCH_PIECE : points;
+        list->pieces[(*n)++] = (search_piece){.a = ia, .b = ib, .i0 = i0, .i1 = i1, .R = R};
+    }
+    return true;
+}
+
+// (The solve's links' search of body a's points i0 to i1 - 1 against body
+// b's surface, below.)
+static bool find_pair_links(const psb_world *w, int ia, int ib, double h, int i0, int i1,
+                            search *out);
+
 #ifdef _OPENMP
-// After a search on the threads: each body's contacts (links: true, its
-// links) copied from its lane into dst, which holds *count of capacity, in
-// body order; false when some did not fit.
-static bool gather_lanes(const struct contact_list *list, int bodies, bool links, void *dst,
-                         int *count, int capacity) {
-    const size_t size = links ? sizeof(solve_link) : sizeof(contact);
+// Whether a search can run on the threads (links: the solve's links; its
+// lanes have the room the list has).
+static bool search_shared(const psb_world *w, bool links) {
+    const struct contact_list *list = w->contacts;
+    return w->params.threads > 1 && list->lane_count >= w->params.threads &&
+           (!links || list->lanes[0].link_capacity >= w->link_capacity);
+}
+
+// The list's first n pieces searched on the threads (links: for the
+// solve's links in a sub-step of h), each into its thread's lane, each
+// thread taking its pieces in increasing order (monotonic); then what they
+// found copied into dst, which holds *count of capacity, in the pieces'
+// order: the same list as on one thread (a lane has room for as many as
+// the list, so the first that do not fit are the same too). False when
+// some did not fit.
+static bool search_pieces(psb_world *w, int n, bool links, double h, void *dst, int *count,
+                          int capacity) {
+    struct contact_list *list = w->contacts;
+    for (int t = 0; t < list->lane_count; t++) {
+        list->lanes[t].count = 0;
+        list->lanes[t].link_count = 0;
+    }
     bool whole = true;
-    for (int ia = 0; ia < bodies; ia++) {
-        const search *lane = &list->lanes[list->lane_of[ia]];
+#pragma omp parallel for num_threads(w->params.threads) schedule(monotonic : dynamic) \
+    reduction(&& : whole)
+    for (int k = 0; k < n; k++) {
+        search_piece *piece = &list->pieces[k];
+        search *lane = &list->lanes[omp_get_thread_num()];
+        piece->lane = omp_get_thread_num();
+        piece->start = links ? lane->link_count : lane->count;
+        whole = (links ? find_pair_links(w, piece->a, piece->b, h, piece->i0, piece->i1, lane)
+                       : find_pair(w, piece->a, piece->b, piece->R, piece->i0, piece->i1, lane)) &&
+                whole;
+        piece->found = (links ? lane->link_count : lane->count) - piece->start;
+    }
+    const size_t size = links ? sizeof(solve_link) : sizeof(contact);
+    for (int k = 0; k < n; k++) {
+        const search_piece *piece = &list->pieces[k];
+        const search *lane = &list->lanes[piece->lane];
         const char *from = links ? (const char *)lane->links : (const char *)lane->items;
         const int room = capacity - *count;
-        const int n = list->found[ia] < room ? list->found[ia] : room;
-        memcpy((char *)dst + (size_t)*count * size, from + (size_t)list->start[ia] * size,
-               (size_t)n * size);
-        *count += n;
-        whole = whole && n == list->found[ia];
+        const int taken = piece->found < room ? piece->found : room;
+        memcpy((char *)dst + (size_t)*count * size, from + (size_t)piece->start * size,
+               (size_t)taken * size);
+        *count += taken;
+        whole = whole && taken == piece->found;
     }
     return whole;
 }
 #endif
 
 // Every contact, in the order of a, then b, then a's points. With threads,
-// each body a's search runs on one of them into that thread's lane (each
-// thread taking its bodies in increasing order: monotonic), and the lanes'
-// contacts are copied into the list in that order after: the same list as
-// on one thread (a lane has room for as many as the list, so the first
-// contacts that do not fit are the same too).
+// in pieces of a's points (search_pieces): the same list.
 static bool find_all(psb_world *w) {
     struct contact_list *list = w->contacts;
     list->count = 0;
@@ -1407,29 +1480,21 @@ static bool find_all(psb_world *w) {
             }
         }
     }
-    const int threads = w->params.threads;
 #ifdef _OPENMP
-    if (threads > 1 && list->lane_count >= threads && list->body_room >= w->body_count &&
-        w->body_count > 2) {
-        bool whole = true;
-        for (int t = 0; t < threads; t++) {
-            list->lanes[t].count = 0;
+    if (search_shared(w, false)) {
+        int n = 0;
+        bool room = true;
+        for (int ia = 0; ia < w->body_count && room; ia++) {
+            for (int ib = 0; ib < w->body_count && room; ib++) {
+                double R;
+                room = !pair_near(w, ia, ib, &R) || add_pieces(list, &n, w, ia, ib, R);
+            }
         }
-#pragma omp parallel for num_threads(threads) schedule(monotonic : dynamic) reduction(&& : whole)
-        for (int ia = 0; ia < w->body_count; ia++) {
-            const int t = omp_get_thread_num();
-            search *lane = &list->lanes[t];
-            list->lane_of[ia] = t;
-            list->start[ia] = lane->count;
-            whole = find_body(w, ia, lane) && whole;
-            list->found[ia] = lane->count - list->start[ia];
+        if (room && n > 1) {
+            return search_pieces(w, n, false, 0.0, list->items, &list->count, list->capacity);
         }
-        return gather_lanes(list, w->body_count, false, list->items, &list->count,
-                            list->capacity) &&
-               whole;
     }
 #endif
-    (void)threads;
     search one = {.items = list->items,
                   .capacity = list->capacity,
                   .stamp = list->stamp,
@@ -1455,7 +1520,7 @@ static bool grow_room(psb_world *w) {
         return false;
     }
     const int room = 2 * (list->capacity > 0 ? list->capacity : 1);
-    return contact_list_reserve(list, room, list->stamp_size, w->body_count, w->params.threads) &&
+    return contact_list_reserve(list, room, list->stamp_size, 0, 0, w->params.threads) &&
            world_reserve_groups(w, w->body_count, room);
 }
 
@@ -1581,7 +1646,8 @@ static bool add_link(search *out, const solve_link *l) {
 // 0: p's own sheet beside it, not another sheet meeting it) are left out,
 // the nearest of the rest is a link only where its pseudo-normal faces p's
 // too, and n is turned to the side p is on.
-static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search *out) {
+static bool find_pair_links(const psb_world *w, int ia, int ib, double h, int i0, int i1,
+                            search *out) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
     const contact_body *cb = b->touch;
     const double delta = w->params.contact_thickness;
@@ -1591,7 +1657,7 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, search
     // (On its own body a link counts its points' own masses: DRAG_PATCH.)
     const double drag_a = ring || self ? 1.0 : link_drag(a, h);
     const double drag_b = ring || self ? 1.0 : link_drag(b, h);
-    for (int i = 0; i < a->n; i++) {
+    for (int i = i0; i < i1; i++) {
         const int k = a->rank[i];
         const psb_vec3 p = point_at(a, k);
         // (On its own body: less the body's mean velocity, without the fall.)
@@ -1720,60 +1786,55 @@ static void prepare_for_links(const psb_world *w, int ib, double h) {
 // Body a's links with every other body, in b's order, into out.
 static bool find_body_links(const psb_world *w, int ia, double h, search *out) {
     for (int ib = 0; ib < w->body_count; ib++) {
-        if (pair_links_near(w, ia, ib, h) && !find_pair_links(w, ia, ib, h, out)) {
+        if (pair_links_near(w, ia, ib, h) &&
+            !find_pair_links(w, ia, ib, h, 0, w->bodies[ia]->n, out)) {
             return false;
         }
     }
     return true;
 }
 
+// Every body's box and speeds, and the surfaces that will be searched
+// made ready, for the links of a sub-step of h: side by side on the
+// threads.
+static void prepare_links(psb_world *w, double h) {
+    const int bodies = w->body_count;
+#pragma omp parallel num_threads(w->params.threads) if (w->params.threads > 1 && bodies > 1)
+    {
+#pragma omp for schedule(static)
+        for (int k = 0; k < bodies; k++) {
+            if (takes_part(w->bodies[k])) {
+                measure_for_links(w, w->bodies[k]);
+            }
+        }
+#pragma omp for schedule(dynamic)
+        for (int ib = 0; ib < bodies; ib++) {
+            prepare_for_links(w, ib, h);
+        }
+    }
+}
+
 // The links in the order of a, then b, then a's points. With threads, as
-// find_all: each body a's search on one thread, into its lane, the lanes'
-// links copied into the world's list in a's order after (the same list as
-// on one thread, cut at the same link when it is full).
+// find_all: in pieces of a's points (search_pieces), the same list as on
+// one thread, cut at the same link when it is full.
 static bool find_links(psb_world *w, double h) {
     w->link_count = 0;
     struct contact_list *list = w->contacts;
-    const int threads = w->params.threads;
+    prepare_links(w, h);
 #ifdef _OPENMP
-    if (threads > 1 && list->lane_count >= threads && list->body_room >= w->body_count &&
-        w->body_count > 2 && list->lanes[0].link_capacity >= w->link_capacity) {
-        const int bodies = w->body_count;
-        bool fit = true; // no lane filled up (the list would have been full first)
-#pragma omp parallel num_threads(threads) reduction(&& : fit)
-        {
-#pragma omp for schedule(static)
-            for (int k = 0; k < bodies; k++) {
-                if (takes_part(w->bodies[k])) {
-                    measure_for_links(w, w->bodies[k]);
-                }
-            }
-#pragma omp for schedule(dynamic)
-            for (int ib = 0; ib < bodies; ib++) {
-                prepare_for_links(w, ib, h);
-            }
-            search *lane = &list->lanes[omp_get_thread_num()];
-            lane->link_count = 0;
-#pragma omp for schedule(monotonic : dynamic)
-            for (int ia = 0; ia < bodies; ia++) {
-                list->lane_of[ia] = omp_get_thread_num();
-                list->start[ia] = lane->link_count;
-                fit = find_body_links(w, ia, h, lane) && fit;
-                list->found[ia] = lane->link_count - list->start[ia];
+    if (search_shared(w, true)) {
+        int n = 0;
+        bool room = true;
+        for (int ia = 0; ia < w->body_count && room; ia++) {
+            for (int ib = 0; ib < w->body_count && room; ib++) {
+                room = !pair_links_near(w, ia, ib, h) || add_pieces(list, &n, w, ia, ib, 0.0);
             }
         }
-        return gather_lanes(list, bodies, true, w->links, &w->link_count, w->link_capacity) && fit;
+        if (room && n > 1) {
+            return search_pieces(w, n, true, h, w->links, &w->link_count, w->link_capacity);
+        }
     }
 #endif
-    (void)threads;
-    for (int k = 0; k < w->body_count; k++) {
-        if (takes_part(w->bodies[k])) {
-            measure_for_links(w, w->bodies[k]);
-        }
-    }
-    for (int ib = 0; ib < w->body_count; ib++) {
-        prepare_for_links(w, ib, h);
-    }
     search one = {.stamp = list->stamp,
                   .stamp_size = list->stamp_size,
                   .query = list->query,
@@ -1890,9 +1951,7 @@ void contact_list_destroy(struct contact_list *list) {
         free_lanes(list);
         free(list->items);
         free(list->stamp);
-        free(list->lane_of);
-        free(list->start);
-        free(list->found);
+        free(list->pieces);
         free(list);
     }
 }
@@ -1928,7 +1987,7 @@ static bool make_lanes(struct contact_list *list, int threads) {
 }
 
 bool contact_list_reserve(struct contact_list *list, int capacity, int elements, int bodies,
-                          int threads) {
+                          long points, int threads) {
     // Lanes smaller than the list would not find what one thread does: on
     // any failure below the list keeps none (and searches on one thread).
     if (capacity > list->capacity) {
@@ -1951,23 +2010,16 @@ bool contact_list_reserve(struct contact_list *list, int capacity, int elements,
         list->stamp_size = elements;
         list->query = 0;
     }
-    if (bodies > list->body_room) {
-        int *lane_of = malloc((size_t)bodies * sizeof(int));
-        int *start = malloc((size_t)bodies * sizeof(int));
-        int *found = malloc((size_t)bodies * sizeof(int));
-        if (!lane_of || !start || !found) {
-            free(lane_of);
-            free(start);
-            free(found);
+    // Pieces for each body's points against itself and 7 others (more, when
+    // a search needs them, are made then: more_pieces).
+    const long pieces = (points / SEARCH_PIECE + bodies) * (bodies < 8 ? bodies : 8);
+    if (threads > 1 && pieces > list->piece_room && pieces <= INT_MAX) {
+        search_piece *more = realloc(list->pieces, (size_t)pieces * sizeof *more);
+        if (!more) {
             return false;
         }
-        free(list->lane_of);
-        free(list->start);
-        free(list->found);
-        list->lane_of = lane_of;
-        list->start = start;
-        list->found = found;
-        list->body_room = bodies;
+        list->pieces = more;
+        list->piece_room = (int)pieces;
     }
     const bool lanes_fit =
         threads < 2 || (list->lane_count == threads && list->lanes[0].capacity == list->capacity &&

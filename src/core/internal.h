@@ -364,10 +364,11 @@ int contact_body_elements(const struct contact_body *cb);
 struct contact_list *contact_list_create(void);
 void contact_list_destroy(struct contact_list *list);
 /// Room for `capacity` contacts, a search of surfaces of up to `elements`
-/// triangles (or edges), `bodies` bodies, and the search on `threads`
-/// threads (false: no memory; what was there is kept).
+/// triangles (or edges), and the search on `threads` threads of `bodies`
+/// bodies with `points` points between them (false: no memory; what was
+/// there is kept).
 bool contact_list_reserve(struct contact_list *list, int capacity, int elements, int bodies,
-                          int threads);
+                          long points, int threads);
 /// Point k was moved from `from` to where it is now from outside its own
 /// step, as contact moves it: BDF2 takes it as its whole past moved with it
 /// (its history, and where the last step left it, moved the same), not as a

@@ -105,6 +105,15 @@ void psb_world_destroy(psb_world *w) {
 }
 
 // The most triangles (a ring: edges) of any body's surface, with b too.
+// The points of w's bodies and of b (NULL: none).
+static long world_points(const psb_world *w, const psb_body *b) {
+    long points = b ? b->n : 0;
+    for (int k = 0; k < w->body_count; k++) {
+        points += w->bodies[k]->n;
+    }
+    return points;
+}
+
 static int contact_elements(const psb_world *w, const psb_body *b) {
     int most = b ? contact_body_elements(b->touch) : 0;
     for (int k = 0; k < w->body_count; k++) {
@@ -131,7 +140,7 @@ psb_status psb_world_set_params(psb_world *w, const psb_params *params, psb_erro
         w->slot_count = params->threads;
     }
     if (!contact_list_reserve(w->contacts, 0, contact_elements(w, NULL), w->body_count,
-                              params->threads)) {
+                              world_points(w, NULL), params->threads)) {
         return psb_error_set(err, PSB_ERR_NOMEM,
                              "out of memory for the contacts' search on %d "
                              "threads",
@@ -180,12 +189,9 @@ int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
     // Room for twice as many contacts (and links) as there are points, so
     // that a step rarely needs more (one that does doubles it: grow_room in
     // contact.c).
-    long points = b->n;
-    for (int k = 0; k < w->body_count; k++) {
-        points += w->bodies[k]->n;
-    }
+    const long points = world_points(w, b);
     const int room = (int)(2 * points < INT_MAX ? 2 * points : INT_MAX);
-    if (!contact_list_reserve(w->contacts, room, contact_elements(w, b), w->body_count + 1,
+    if (!contact_list_reserve(w->contacts, room, contact_elements(w, b), w->body_count + 1, points,
                               w->params.threads) ||
         !world_reserve_groups(w, w->body_count + 1, room)) {
         body_destroy(b);
