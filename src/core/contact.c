@@ -1588,6 +1588,17 @@ bool contact_step(psb_world *w) {
 // solve from converging at rest (docs/contact.md, "A body against itself,
 // inside the solve").
 #define DRAG_PATCH 200.0
+// A link of a body with itself is as stiff as any where the point's own
+// normal and its feature's pseudo-normal face each other (the cosine of
+// the angle between them -1), or less so down to the cosine -SELF_FACING,
+// and stiff in proportion to that cosine beyond it, to nothing where they
+// are at right angles. A link is made only where they face, at a cosine
+// below 0; where its feature turns across that line (an edge that a point
+// meets at a right angle, a crease's fold) a link at full stiffness came
+// and went every other step: Spot at rest took 3 Newton steps a frame
+// with its 28 links, and none without them (docs/contact.md, "Session
+// 36").
+#define SELF_FACING 0.25
 // How fast a link moves a point out that starts within the skin or inside
 // the other body, m/s: a bounded depenetration (a ring's only from inside:
 // link_hold).
@@ -1685,7 +1696,8 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, int i0
         const int *ek = &cb->corner[cb->per * q.best];
         const psb_vec3 on = surface_point(b, ek, q.beta, cb->per);
         psb_vec3 n = pseudo_normal(cb, q.best, q.beta);
-        if (self && !(dot(q.facing_n, n) < 0.0)) {
+        const double facing = self ? -dot(q.facing_n, n) : 1.0; // (1: another body)
+        if (!(facing > 0.0)) {
             continue; // on an edge or a corner whose pseudo-normal does not face p's
         }
         if ((self || b->kind == PSB_CLOTH) && dot(sub(p, on), n) < 0.0) {
@@ -1701,7 +1713,8 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, int i0
         if (!(W > 0.0) || !(dot(n, n) > 0.0)) {
             continue;
         }
-        l.k = (ring ? RING_LINK_STIFFNESS : LINK_STIFFNESS) / (W * h * h);
+        l.k = (ring ? RING_LINK_STIFFNESS : LINK_STIFFNESS) / (W * h * h) *
+              fmin(1.0, facing / SELF_FACING);
         const double start = dot(sub(p, on), n);
         l.hold = link_hold(start, delta, h, ring);
         l.floor = fmin(0.0, start);

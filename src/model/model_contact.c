@@ -795,6 +795,13 @@ static double link_drag(const model_body *b, double h) {
     return fmax(1.0, fmin(b->n, patch) / DRAG_PATCH);
 }
 
+// A link of a body with itself at full stiffness where p's own normal and
+// the feature's pseudo-normal face each other more than this (minus the
+// cosine of their angle), in proportion to it below, to nothing at right
+// angles: where a feature turns across right angles to p its link comes
+// and goes, and at full stiffness it shook a body at rest.
+#define SELF_FACING 0.25
+
 // Where a link holds its point, from where it starts (start, along n): the
 // skin δ, or for a 3D body's point that starts nearer (within the skin, or
 // inside) where it starts plus RECOVERY_SPEED h, so that it is moved out
@@ -867,7 +874,8 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, 
             continue;
         }
         psb_vec3 n = pseudo_normal(B, nearest, beta);
-        if (self && !(dot(own, n) < 0.0)) {
+        const double facing = self ? -dot(own, n) : 1.0; // (1: another body)
+        if (!(facing > 0.0)) {
             continue; // on an edge or a corner whose pseudo-normal does not face p's
         }
         if ((self || B->kind == PSB_CLOTH) &&
@@ -885,7 +893,9 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, 
                            .floor = fmin(0.0, start)};
         const double W = link_give(m, &c, drag_a, drag_b);
         if (W > 0.0 && dot(n, n) > 0.0) {
-            c.k = (ring ? ring_kappa : kappa) / (W * h * h);
+            // (Less stiff where p's normal and n are near right angles:
+            // the fast path's SELF_FACING.)
+            c.k = (ring ? ring_kappa : kappa) / (W * h * h) * fmin(1.0, facing / SELF_FACING);
             if (ring && m->link_forces_kept && A->kept_against[i] == b + 1) {
                 c.hold += A->kept_force[i] / c.k;
             }
