@@ -1588,17 +1588,16 @@ bool contact_step(psb_world *w) {
 // solve from converging at rest (docs/contact.md, "A body against itself,
 // inside the solve").
 #define DRAG_PATCH 200.0
-// A link of a body with itself is as stiff as any where the point's own
-// normal and its feature's pseudo-normal face each other (the cosine of
-// the angle between them -1), or less so down to the cosine -SELF_FACING,
-// and stiff in proportion to that cosine beyond it, to nothing where they
-// are at right angles. A link is made only where they face, at a cosine
-// below 0; where its feature turns across that line (an edge that a point
-// meets at a right angle, a crease's fold) a link at full stiffness came
-// and went every other step: Spot at rest took 3 Newton steps a frame
-// with its 28 links, and none without them (docs/contact.md, "Session
-// 36").
-#define SELF_FACING 0.25
+// A link of a body with itself is made where the point's own normal and
+// its feature's pseudo-normal face each other (the cosine of the angle
+// between them below 0); one whose link pushed at the end of the last
+// solved sub-step (contact_keep_link_forces) is made again while that
+// cosine is below SELF_KEEP. Without it, where a feature met its point at
+// right angles (an edge across a crease's fold), the link's push turned it
+// across: the link came and went every other step, and Spot at rest took 3
+// Newton steps a frame with its 28 links, none without them
+// (docs/contact.md, "Session 36").
+#define SELF_KEEP 0.1
 // How fast a link moves a point out that starts within the skin or inside
 // the other body, m/s: a bounded depenetration (a ring's only from inside:
 // link_hold).
@@ -1696,9 +1695,11 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, int i0
         const int *ek = &cb->corner[cb->per * q.best];
         const psb_vec3 on = surface_point(b, ek, q.beta, cb->per);
         psb_vec3 n = pseudo_normal(cb, q.best, q.beta);
-        const double facing = self ? -dot(q.facing_n, n) : 1.0; // (1: another body)
-        if (!(facing > 0.0)) {
-            continue; // on an edge or a corner whose pseudo-normal does not face p's
+        // On an edge or a corner whose pseudo-normal does not face p's (nor
+        // nearly, where p's link pushed in the last sub-step): none.
+        const bool kept = self && w->link_forces_kept && a->touch->kept_against[k] == ib + 1;
+        if (self && !(dot(q.facing_n, n) < (kept ? SELF_KEEP : 0.0))) {
+            continue;
         }
         if ((self || b->kind == PSB_CLOTH) && dot(sub(p, on), n) < 0.0) {
             n = scale(-1.0, n);
@@ -1713,8 +1714,7 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, int i0
         if (!(W > 0.0) || !(dot(n, n) > 0.0)) {
             continue;
         }
-        l.k = (ring ? RING_LINK_STIFFNESS : LINK_STIFFNESS) / (W * h * h) *
-              fmin(1.0, facing / SELF_FACING);
+        l.k = (ring ? RING_LINK_STIFFNESS : LINK_STIFFNESS) / (W * h * h);
         const double start = dot(sub(p, on), n);
         l.hold = link_hold(start, delta, h, ring);
         l.floor = fmin(0.0, start);
@@ -1885,17 +1885,19 @@ static double link_gap_now(const psb_world *w, const solve_link *l) {
 // sub-step's link of that point against that body starts from it
 // (find_pair_links), so a ring pressed on another does not sink by its load
 // over k each sub-step. A point with two pushing links keeps the later one's.
+// And the points of 3D bodies whose links with their own body pushed
+// (SELF_KEEP).
 void contact_keep_link_forces(psb_world *w) {
     for (int k = 0; k < w->body_count; k++) {
         const psb_body *b = w->bodies[k];
-        if (b->kind == PSB_RING && b->touch) {
+        if ((b->kind == PSB_RING || links_itself(w, b)) && b->touch) {
             memset(b->touch->kept_against, 0, (size_t)b->n_pad * sizeof(int));
         }
     }
     for (int m = 0; m < w->link_count; m++) {
         const solve_link *l = &w->links[m];
         const psb_body *a = w->bodies[l->a];
-        const double gap = a->kind == PSB_RING ? link_gap_now(w, l) : 0.0;
+        const double gap = a->kind == PSB_RING || l->a == l->b ? link_gap_now(w, l) : 0.0;
         if (gap < 0.0) {
             a->touch->kept_force[l->p] = l->k * -gap;
             a->touch->kept_against[l->p] = l->b + 1;

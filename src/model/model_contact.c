@@ -795,12 +795,13 @@ static double link_drag(const model_body *b, double h) {
     return fmax(1.0, fmin(b->n, patch) / DRAG_PATCH);
 }
 
-// A link of a body with itself at full stiffness where p's own normal and
-// the feature's pseudo-normal face each other more than this (minus the
-// cosine of their angle), in proportion to it below, to nothing at right
-// angles: where a feature turns across right angles to p its link comes
-// and goes, and at full stiffness it shook a body at rest.
-#define SELF_FACING 0.25
+// A link of a body with itself is made where p's own normal and the
+// feature's pseudo-normal face each other (their dot product below 0), or,
+// where p's link with its own body pushed at the end of the last solved
+// sub-step, while their dot product is below this: where a feature turns
+// across right angles to p under its link's push, the link came and went
+// every other step, and shook a body at rest.
+#define SELF_KEEP 0.1
 
 // Where a link holds its point, from where it starts (start, along n): the
 // skin δ, or for a 3D body's point that starts nearer (within the skin, or
@@ -874,8 +875,8 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, 
             continue;
         }
         psb_vec3 n = pseudo_normal(B, nearest, beta);
-        const double facing = self ? -dot(own, n) : 1.0; // (1: another body)
-        if (!(facing > 0.0)) {
+        const bool kept = self && m->link_forces_kept && A->kept_against[i] == b + 1;
+        if (self && !(dot(own, n) < (kept ? SELF_KEEP : 0.0))) {
             continue; // on an edge or a corner whose pseudo-normal does not face p's
         }
         if ((self || B->kind == PSB_CLOTH) &&
@@ -893,9 +894,7 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, 
                            .floor = fmin(0.0, start)};
         const double W = link_give(m, &c, drag_a, drag_b);
         if (W > 0.0 && dot(n, n) > 0.0) {
-            // (Less stiff where p's normal and n are near right angles:
-            // the fast path's SELF_FACING.)
-            c.k = (ring ? ring_kappa : kappa) / (W * h * h) * fmin(1.0, facing / SELF_FACING);
+            c.k = (ring ? ring_kappa : kappa) / (W * h * h);
             if (ring && m->link_forces_kept && A->kept_against[i] == b + 1) {
                 c.hold += A->kept_force[i] / c.k;
             }
@@ -937,18 +936,19 @@ void model_link_friction(psb_model *m, double h) {
 
 // The rings' links' forces where the solve left the points, each kept on
 // its point with the body it pushed against (a point with two pushing links
-// keeps the later one's).
+// keeps the later one's); and the points of 3D bodies whose links with
+// their own body pushed (SELF_KEEP).
 void model_keep_link_forces(psb_model *m) {
     for (int k = 0; k < m->body_count; k++) {
         model_body *B = m->bodies[k];
-        for (int i = 0; i < B->n && B->kind == PSB_RING; i++) {
+        for (int i = 0; i < B->n; i++) {
             B->kept_against[i] = 0;
         }
     }
     for (int l = 0; l < m->link_count; l++) {
         const model_contact *c = &m->links[l];
         model_body *A = m->bodies[c->a];
-        if (A->kind != PSB_RING) {
+        if (A->kind != PSB_RING && c->a != c->b) {
             continue;
         }
         const double d =
