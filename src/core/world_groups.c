@@ -76,8 +76,8 @@ static int root_of(int *parent, int k) {
 #ifdef _OPENMP
 // One sub-step of h from t of body k alone, shared by `threads` threads;
 // with its links to itself when link_count > 0.
-static void substep_body_threaded(psb_world *w, int k, const int *link, int link_count,
-                                  int threads, double t, double h) {
+static void substep_body_threaded(psb_world *w, int k, const int *link, int link_count, int threads,
+                                  double t, double h) {
     psb_body *b = w->bodies[k];
 #pragma omp parallel num_threads(threads)
     {
@@ -189,8 +189,7 @@ static void step_group(psb_world *w, int g, double t, double h, int threads) {
         body_integrate(b, w, &whole, t, h);
         return;
     }
-    implicit_group_step(w, w->group_member + first, count, first, link, link_count, t, h,
-                        threads);
+    implicit_group_step(w, w->group_member + first, count, first, link, link_count, t, h, threads);
 }
 
 // Coulomb friction on the links of the sub-step of h just solved, and the
