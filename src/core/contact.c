@@ -979,10 +979,10 @@ static psb_vec3 start_point(const contact_body *cb, int e, const double *beta) {
     return q0;
 }
 
-// The points of body a that touch body b (docs/contact.md), appended to
-// the list in a's point order; R is the largest search radius of a point
-// of a (the pair's). False when the list is full.
-// Body a's points i0 to i1 - 1 (in rank order) against body b's surface.
+// The points of body a from i0 to i1 - 1 (in rank order) that touch body b
+// (docs/contact.md), appended to the list in a's point order; R is the
+// largest search radius of a point of a (the pair's). False when the list
+// is full.
 static bool find_pair(const psb_world *w, int ia, int ib, double R, int i0, int i1, search *out) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
     contact_body *cb = b->touch;
