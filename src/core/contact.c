@@ -1520,8 +1520,10 @@ static bool grow_room(psb_world *w) {
         return false;
     }
     const int room = 2 * (list->capacity > 0 ? list->capacity : 1);
-    return contact_list_reserve(list, room, list->stamp_size, 0, 0, w->params.threads) &&
-           world_reserve_groups(w, w->body_count, room);
+    // (Lanes that find no memory leave none: the search then runs on one
+    // thread, with the list's new room all the same.)
+    contact_list_reserve(list, room, list->stamp_size, 0, 0, w->params.threads);
+    return list->capacity >= room && world_reserve_groups(w, w->body_count, room);
 }
 
 bool contact_step(psb_world *w) {
