@@ -521,7 +521,8 @@ else
     # on loaded models"): dropped with --self-contact, Spot's solve takes
     # fewer than 6 Newton steps a frame over 3 s (9.3 when its self links
     # counted the patch), and misses its tolerance in at most 4 frames more
-    # than without self contact (9 and 9; 17 then).
+    # than without self contact (9 and 8 since session 36's kept links; 17
+    # then).
     run sim --mesh "$REAL/spot.obj" --time 3 --threads 1 --summary
     expect_status 0 "sim --mesh spot.obj, dropped"
     plain_unconverged=$(value unconverged_steps)

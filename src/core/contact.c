@@ -1892,7 +1892,7 @@ static double link_gap_now(const psb_world *w, const solve_link *l) {
 void contact_keep_link_forces(psb_world *w) {
     for (int k = 0; k < w->body_count; k++) {
         const psb_body *b = w->bodies[k];
-        if ((b->kind == PSB_RING || links_itself(w, b)) && b->touch) {
+        if (b->touch) { // (every body: a shell's marks stay off while self contact is)
             memset(b->touch->kept_against, 0, (size_t)b->n_pad * sizeof(int));
         }
     }

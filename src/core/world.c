@@ -104,7 +104,6 @@ void psb_world_destroy(psb_world *w) {
     free(w);
 }
 
-// The most triangles (a ring: edges) of any body's surface, with b too.
 // The points of w's bodies and of b (NULL: none).
 static long world_points(const psb_world *w, const psb_body *b) {
     long points = b ? b->n : 0;
@@ -114,6 +113,7 @@ static long world_points(const psb_world *w, const psb_body *b) {
     return points;
 }
 
+// The most triangles (a ring: edges) of any body's surface, with b too.
 static int contact_elements(const psb_world *w, const psb_body *b) {
     int most = b ? contact_body_elements(b->touch) : 0;
     for (int k = 0; k < w->body_count; k++) {
