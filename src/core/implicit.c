@@ -26,8 +26,8 @@
 // g (g . p). A compressed spring makes its lateral term negative: once the
 // conjugate gradients meet negative curvature or a line search fails, that
 // term is clamped at 0 for the rest of the sub-step, and a ring's -P H_V
-// left out (in a group with links, until the clamped model proves too
-// stiff: EXACT_RATIO). The preconditioner is
+// left out (until the clamped model proves too stiff: EXACT_RATIO). The
+// preconditioner is
 // an additive multigrid (implicit_mg.c), or, for small bodies and when that
 // fails, each point's own block with the rank-one term by Sherman-Morrison:
 // (D + c g g^T)^-1 r = D^-1 r - c D^-1 g (g . D^-1 r) / (1 + c g . D^-1 g).
@@ -73,13 +73,13 @@ enum {
 
 // Armijo's sufficient decrease: G(x + a d) <= G(x) + ARMIJO a grad G . d.
 #define ARMIJO 1e-4
-// A group with links goes back to the exact Hessian (compressed springs'
-// lateral term unclamped, a ring's -P H_V back), after a full step on the
-// clamped one lowered G by more than this times what its quadratic model
+// The solve goes back to the exact Hessian (compressed springs' lateral
+// term unclamped, a ring's -P H_V back), after a full step on the clamped
+// one lowered G by more than this times what its quadratic model
 // predicted: the clamp then holds the model stiffer than G (bodies pressed
-// on each other compress many springs), and its steps fall short, one
-// after another. Until an exact step needs a shorter move, Newton goes on
-// with the exact blocks.
+// on each other, or a loaded model's wrinkles, compress many springs), and
+// its steps fall short, one after another. Until an exact step needs a
+// shorter move, Newton goes on with the exact blocks.
 #define EXACT_RATIO 1.1
 // Inexact Newton: the conjugate gradients reduce the error's energy by
 // ETA^2 at most.
@@ -596,7 +596,7 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
                 (in_noise && trial.residual < at.residual)) {
                 if (direction_exact) {
                     exact = exact && alpha == 1.0;
-                } else if (g->link_count > 0 && direction_clamped && alpha == 1.0 && !negative &&
+                } else if (direction_clamped && alpha == 1.0 && !negative &&
                            !in_noise && trial.energy - at.energy < EXACT_RATIO * 0.5 * slope) {
                     // The decrease beyond the model's, grad G . d / 2 for a
                     // full step (d^T H d = -grad G . d: conjugate gradients
