@@ -45,6 +45,9 @@ typedef struct scene {
     bool explicit_only;
     bool solved_only; // contact inside the solve: the solved integrators only
     bool touches;     // bodies touch (each other, or themselves) in some step
+    // The solved integrators' largest difference from the model, of the
+    // body's size (0: 1e-6).
+    double solved_tol;
 } scene;
 
 // The scene's parameters for one integrator and team, solved tightly.
@@ -170,7 +173,8 @@ static void run(const scene *sc) {
             (sc->solved_only && !psb_integrator_is_implicit(integrator))) {
             continue;
         }
-        const double tol = psb_integrator_is_implicit(integrator) ? 1e-6 : 1e-8;
+        const double solved_tol = sc->solved_tol > 0.0 ? sc->solved_tol : 1e-6;
+        const double tol = psb_integrator_is_implicit(integrator) ? solved_tol : 1e-8;
         psb_model *m = run_model(sc, integrator);
         psb_world *one = NULL; // the run on one thread
         for (int threads = 1; m && threads <= 2; threads++) {
@@ -541,6 +545,12 @@ int main(void) {
     fold_solved.solved_only = true;
     fold_solved.implicit_substeps = 1;
     fold_solved.defs[1].params.gas_nrt = 0.0;
+    // Its ring is on a knife's edge at step 28 with BDF2: two fast runs
+    // whose line searches differ (halving, or the parabola's least), both
+    // converged to 1e-9 m/s and 1e-11 m apart until then, end that step
+    // 7e-7 m apart and the run 5e-6 m (the same contact and link counts);
+    // before, the fast step and the model fell on the same side of it.
+    fold_solved.solved_tol = 1e-5;
 
     // Two balls, and two rings, that start 3 cm into each other, at rest
     // without gravity: the links move the points out at 0.3 m/s, and the

@@ -68,11 +68,14 @@
 
 enum {
     NEWTON_MAX = 60,    // Newton iterations a sub-step takes at most
-    BACKTRACK_MAX = 16, // halvings of the line search's step at most
+    BACKTRACK_MAX = 16, // tries of the line search at most
 };
 
 // Armijo's sufficient decrease: G(x + a d) <= G(x) + ARMIJO a grad G . d.
 #define ARMIJO 1e-4
+// A rejected move's next try is at least this fraction of it (and at most
+// half).
+#define BACKTRACK_LEAST 0.1
 // The solve goes back to the exact Hessian (compressed springs' lateral
 // term unclamped, a ring's -P H_V back), after a full step on the clamped
 // one lowered G by more than this times what its quadratic model
@@ -576,7 +579,10 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
         }
         implicit_each_body(g, keep_base_body, NULL);
         bool accepted = false;
-        for (int tries = 0; tries < BACKTRACK_MAX; tries++, alpha *= 0.5) {
+        double next = alpha;
+        for (int tries = 0; tries < BACKTRACK_MAX; tries++) {
+            alpha = next;
+            next = 0.5 * alpha;
             const double slope = move_along(g, alpha);
             if (!(slope < 0.0)) {
                 // Uphill where the colliders turned the move aside: a
@@ -586,7 +592,11 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
             for (int k = 0; k < g->count; k++) {
                 g->s[k].exact = exact;
             }
-            const evaluation trial = implicit_group_evaluate(g, true);
+            // The first try is evaluated with the blocks the next Newton
+            // step needs (it is taken most of the time); a shorter one for
+            // G alone, and again with its blocks once it is taken.
+            const bool blocks = tries == 0;
+            evaluation trial = implicit_group_evaluate(g, blocks);
             // Near the solution the decrease falls below G's rounding (G is a
             // sum of energies of order J; the decrease, of order residual^2
             // m h^2): there a step that lowers the residual is taken.
@@ -596,18 +606,28 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
                 (in_noise && trial.residual < at.residual)) {
                 if (direction_exact) {
                     exact = exact && alpha == 1.0;
-                } else if (direction_clamped && alpha == 1.0 && !negative &&
-                           !in_noise && trial.energy - at.energy < EXACT_RATIO * 0.5 * slope) {
+                } else if (direction_clamped && alpha == 1.0 && !negative && !in_noise &&
+                           trial.energy - at.energy < EXACT_RATIO * 0.5 * slope) {
                     // The decrease beyond the model's, grad G . d / 2 for a
                     // full step (d^T H d = -grad G . d: conjugate gradients
                     // from 0 that met no negative curvature), slope = grad G . d.
                     exact = true;
+                }
+                if (!blocks) {
+                    trial = implicit_group_evaluate(g, true);
                 }
                 at = trial;
                 implicit_each_body(g, accept_body, NULL);
                 accepted = true;
                 converged = solved && change <= p->solver_tol;
                 break;
+            }
+            // The next try at the least of the parabola through G's value
+            // here, its value at the base and its slope there, within a
+            // tenth and a half of this move.
+            const double curve = trial.energy - at.energy - slope;
+            if (curve > 0.0) {
+                next = fmin(0.5, fmax(BACKTRACK_LEAST, -0.5 * slope / curve)) * alpha;
             }
         }
         if (accepted && g->count > 1) {

@@ -51,7 +51,7 @@
 #define LINK_STIFFNESS      100.0
 #define RING_LINK_STIFFNESS 10.0
 
-enum { NEWTON_MAX = 200, HALVINGS_MAX = 40 };
+enum { NEWTON_MAX = 200, TRIES_MAX = 40 };
 // Links' normals made again where the points are (turn_links): a
 // sub-step's rounds at most, and the depth past a link's floor let be, m.
 enum { TURN_ROUNDS = 2 };
@@ -529,8 +529,11 @@ static void solve(const group *g, int *newton_out, int *cg_out, bool *converged)
         newton++;
         // The line search from here (x0: where it starts): no body's point
         // moved by more than a tenth of its body's size at first (far from
-        // the minimum the quadratic model is far off), halving until G
-        // falls enough (Armijo) or, in G's rounding, the residual does.
+        // the minimum the quadratic model is far off), then shorter moves
+        // until G falls enough (Armijo) or, in G's rounding, the residual
+        // does: each at the least of the parabola through G at x0, its
+        // slope there and G at the last move, between a tenth and a half of
+        // that move (a half where the move went uphill).
         double alpha = 1.0;
         for (int k = 0; k < g->count; k++) {
             model_body *b = g->s[k].b;
@@ -545,7 +548,10 @@ static void solve(const group *g, int *newton_out, int *cg_out, bool *converged)
         }
         const double r_before = residual(g);
         bool accepted = false;
-        for (int tries = 0; tries < HALVINGS_MAX && !accepted; tries++, alpha *= 0.5) {
+        double next = alpha;
+        for (int tries = 0; tries < TRIES_MAX && !accepted; tries++) {
+            alpha = next;
+            next = 0.5 * alpha;
             double slope = 0.0;
             for (int k = 0; k < g->count; k++) {
                 model_body *b = g->s[k].b;
@@ -582,6 +588,8 @@ static void solve(const group *g, int *newton_out, int *cg_out, bool *converged)
             if (lower) {
                 accepted = true;
                 G = group_energy(g, false);
+            } else if (G_trial - G - slope > 0.0) {
+                next = alpha * fmin(0.5, fmax(0.1, -0.5 * slope / (G_trial - G - slope)));
             }
         }
         if (!accepted) {
