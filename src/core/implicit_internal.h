@@ -57,7 +57,10 @@ typedef struct implicit_work {
     // end_v the solve's velocities before the bounces), to find the points
     // changed since (bdf2_targets).
     double *hist_x[3], *hist_v[3], *end_x[3], *end_v[3];
-    double hist_h;      // the sub-step that history was taken at (0: none), s
+    double hist_h; // the sub-step that history was taken at (0: none), s
+    // Its last solve took no Newton step: the next starts from x_n without
+    // trying the other first guesses (solve in implicit.c).
+    bool rested;
     double *gbuf[2][3]; // gradient of G: the iterate's and a trial's (step_ctx.base), N
     double *d[3];       // Newton direction, m
     double *r[3];       // conjugate gradients: residual, N
