@@ -83,7 +83,7 @@ repair_keys="welded unused_dropped degenerate_dropped duplicates_dropped faces_f
 timing_keys="parse_ms repair_ms check_ms total_ms"
 summary_keys="time steps points volume pressure mean_radius kinetic spring gas gravity_pe energy
     centroid_x centroid_y centroid_z min_y blowups bodies contacts links full_list_steps put_back shape pinned rest_volume gas_nrt spring_k
-    newton_mean newton_max iterations_mean iterations_max residual force_residual unconverged_steps"
+    newton_mean newton_max iterations_mean iterations_max residual force_residual unconverged_steps asleep_steps"
 
 # ---- OBJ files of our own, so these checks need nothing else
 

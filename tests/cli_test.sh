@@ -450,7 +450,7 @@ expect_one_error_line "psb info --subdiv 9"
 
 summary_keys="time steps points volume pressure mean_radius kinetic spring gas gravity_pe energy
     centroid_x centroid_y centroid_z min_y blowups bodies contacts links full_list_steps put_back shape pinned rest_volume gas_nrt spring_k"
-implicit_keys="newton_mean newton_max iterations_mean iterations_max residual force_residual unconverged_steps"
+implicit_keys="newton_mean newton_max iterations_mean iterations_max residual force_residual unconverged_steps asleep_steps"
 
 # The default integrator is BDF2, solved: the summary ends with the solver's keys.
 run sim --summary --time 0.5

@@ -406,12 +406,15 @@ typedef struct psb_solver_report {
     double force_residual; ///< after the last sub-step: the RMS over points of the unbalanced
                            ///< force per unit mass, m/s²
     bool converged;        ///< every sub-step reached solver_tol within solver_iterations
+    int asleep;            ///< sub-steps slept through: the body was still, from rest, and nothing
+                           ///< had changed, so the step would only have repeated the last one
+                           ///< (no work done; any change to the body or the world wakes it)
 } psb_solver_report;
 
 /// The implicit solver's report on body `body` for the last world step.
 psb_solver_report psb_body_solver_report(const psb_world *world, int body);
 
-/// The same over all bodies: iterations summed, the largest residual,
+/// The same over all bodies: iterations and sub-steps slept summed, the largest residual,
 /// converged when every body converged (true with no bodies).
 psb_solver_report psb_world_solver_report(const psb_world *world);
 

@@ -269,6 +269,7 @@ psb_status psb_body_set_params(psb_world *w, int body, const psb_body_params *pa
     const bool masses =
         params->mass != b->params.mass || params->mass_by_area != b->params.mass_by_area;
     b->params = *params;
+    body_wake(b);
     if (masses) {
         body_update_masses(b);
     }
@@ -302,6 +303,7 @@ psb_status psb_body_set_state(psb_world *w, int body, const psb_vec3 *positions,
         }
     }
     body_unpublish(b);
+    body_wake(b);
     // A pinned point stays pinned, where it was put, at rest.
     for (int slot = 0; slot < b->pin_count; slot++) {
         const int k = b->pin_index[slot];
@@ -327,6 +329,7 @@ void psb_body_reset(psb_world *w, int body) {
     b->start_time = w->time;
     b->grab_point = -1;
     b->blew_last_step = false;
+    body_wake(b);
 }
 
 void psb_body_grab(psb_world *w, int body, int point, psb_vec3 target, double k) {
@@ -346,10 +349,13 @@ void psb_body_grab_move(psb_world *w, int body, psb_vec3 target) {
         target.z = 0.0;
     }
     b->grab_target = target;
+    body_wake(b);
 }
 
 void psb_body_release(psb_world *w, int body) {
-    world_body(w, body)->grab_point = -1;
+    psb_body *b = world_body(w, body);
+    b->grab_point = -1;
+    body_wake(b);
 }
 
 int psb_body_grabbed_point(const psb_world *w, int body) {
@@ -368,6 +374,7 @@ void psb_body_apply_impulse(psb_world *w, int body, int point, psb_vec3 impulse)
         b->v[2][k] += b->inv_mass[k] * impulse.z;
     }
     body_publish(b, point, point + 1);
+    body_wake(b);
 }
 
 psb_solver_report psb_body_solver_report(const psb_world *w, int body) {
@@ -406,6 +413,7 @@ psb_status psb_body_pin(psb_world *w, int body, int point, psb_vec3 position, ps
     b->pin_pos[slot] = position;
     b->inv_mass[k] = 0.0;
     body_note_masses(b);
+    body_wake(b);
     body_hold_pins(b, k, k + 1);
     body_publish(b, point, point + 1);
     // The guard measures a step's motion from its start: the pin's jump is
@@ -429,6 +437,7 @@ void psb_body_unpin(psb_world *w, int body, int point) {
     b->pin_pos[slot] = b->pin_pos[b->pin_count];
     b->inv_mass[k] = 1.0 / b->mass[k];
     body_note_masses(b);
+    body_wake(b);
 }
 
 bool psb_body_is_pinned(const psb_world *w, int body, int point) {

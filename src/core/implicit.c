@@ -273,6 +273,38 @@ void body_shift_history(psb_body *b, int k, const double from[3]) {
     }
 }
 
+// Whether the step starts from rest in all that it reads besides the
+// positions and the inputs (implicit_work.quiet): every velocity 0 and,
+// for BDF2, a history of the same, where its last step left and started
+// the points, at rest. Before the step's history is replaced.
+static bool starts_at_rest(step_ctx *s) {
+    const psb_body *b = s->b;
+    const implicit_work *W = s->W;
+    const bool bdf2 = s->keep_history;
+    if (bdf2 && W->hist_h != s->dt) {
+        return false; // no history at this sub-step: the step is backward Euler's
+    }
+    for (int ch = s->part->c0; ch < s->part->c1; ch++) {
+        int i0, i1;
+        chunk_points(b, ch, &i0, &i1);
+        int stirred = 0;
+        for (int i = i0; i < i1; i++) {
+            for (int c = 0; c < 3; c++) {
+                const double x = b->x[c][i];
+                stirred += b->v[c][i] != 0.0;
+                if (bdf2) {
+                    stirred += W->hist_x[c][i] != x || W->hist_v[c][i] != 0.0 ||
+                               W->end_x[c][i] != x || W->end_v[c][i] != 0.0;
+                }
+            }
+        }
+        s->W->sums[ch * SUMS] = stirred;
+    }
+    double total[SUMS];
+    implicit_reduce(s, 1, total);
+    return total[0] == 0.0;
+}
+
 // Saves x_n and v_n, the springs' start directions, the wind and the
 // inertial target y = x_n + h v_n + h^2 f_wind / m.
 static void begin_step(step_ctx *s, double t) {
@@ -290,6 +322,8 @@ static void begin_step(step_ctx *s, double t) {
         }
     }
     team_sync(s);
+    // (W->judge and hist_h: the last step's, read after the wait above.)
+    s->from_rest = W->judge.valid && starts_at_rest(s);
     for (int c = 0; c < 3; c++) {
         s->origin[c] = b->x0[c][0];
     }
@@ -493,6 +527,39 @@ static void keep_momentum(group *g, evaluation *at) {
     }
 }
 
+// Whether the step's first iterate, x_n, of a body alone that took no
+// Newton step in the step just before is still: judged by the
+// preconditioner that judged that step (W->judge), one application of it
+// to -grad G moving no point by more than the solver's tolerance allows,
+// as the conjugate gradients' start judges. It was made for the same
+// material, step and pins (any change wakes the body: body_wake), so it
+// is the one this step's blocks would make but for how far the points
+// moved since (at rest, by next to nothing).
+// Nothing is made: the evaluation is of G and its gradient alone (at), and
+// the contact normals, and a still body takes no Newton step. Traced on the
+// filled bunny at rest: the blocks and the multigrid's levels, made only
+// for this test, were two thirds of its step. When it is not still, its
+// blocks are made at x_n and the solve goes on as without the test.
+static bool still_judged(group *g, evaluation *at) {
+    step_ctx *s = &g->s[0];
+    const implicit_work *W = s->W;
+    const bool same = W->judge.valid && g->count == 1 && g->link_count == 0 &&
+                      W->judge.t == s->t_start && W->judge.h == s->h && W->judge.nrt == s->nrt;
+    if (!same) {
+        return false;
+    }
+    s->keep_normals = true;
+    *at = implicit_group_evaluate(g, false);
+    s->keep_normals = false;
+    implicit_each_body(g, accept_body, NULL);
+    s->use_mg = W->judge.multigrid;
+    if (implicit_preconditioned_within(g, 0.5 * s->w->params.solver_tol)) {
+        return true;
+    }
+    s->use_mg = true;
+    return false;
+}
+
 // The Newton iterations on the group; returns whether they converged: a
 // Newton step solved to its inexact tolerance moved no point's velocity by
 // more than solver_tol. *change_out: that step's largest velocity change
@@ -526,11 +593,14 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
         }
     }
     place_guesses(g, best);
-    evaluation at = implicit_group_evaluate(g, true);
-    implicit_each_body(g, accept_body, NULL);
+    evaluation at;
+    bool converged = rested && still_judged(g, &at);
+    if (!converged) {
+        at = implicit_group_evaluate(g, true);
+        implicit_each_body(g, accept_body, NULL);
+    }
     int newton = 0, cg = 0;
     double change = 0.0, first_change = 0.0; // Newton steps' largest velocity change, m/s
-    bool converged = false;
     // Trust in the exact blocks (see EXACT_RATIO): wanted for the next
     // evaluation, and held by the one the current direction came from.
     bool exact = false, direction_exact = false, direction_clamped = false;
@@ -701,6 +771,7 @@ static step_ctx begin_body(psb_body *b, const psb_world *w, const body_part *par
         .w = w,
         .part = part,
         .W = b->implicit,
+        .t_start = t,
         .dt = h,
         .h = h,
         .inv_h2 = 1.0 / (h * h),
@@ -756,6 +827,21 @@ static void end_body(step_ctx *s) {
     body_shape_damp(b, part, h);
 }
 
+// What the preconditioner was made for (implicit_work.judge), kept when
+// it found a body alone still (valid).
+static void judge_for_next(const group *g, const step_ctx *s, bool still, double residual) {
+    implicit_work *W = s->W;
+    W->judge.valid = still && g->count == 1 && g->link_count == 0;
+    W->judge.multigrid = s->use_mg && W->mg != NULL;
+    W->judge.t = s->t_start + s->dt;
+    W->judge.dt = s->dt;
+    W->judge.h = s->h;
+    W->judge.nrt = s->nrt;
+    W->judge.gravity = s->gravity;
+    W->judge.force_residual = residual;
+    W->quiet = W->judge.valid && s->from_rest;
+}
+
 // Solves the group and files its work in its first body's report (the
 // gas's state in each body's).
 static void solve_and_report(group *g) {
@@ -772,6 +858,7 @@ static void solve_and_report(group *g) {
         b->nrt = s->nrt;
         b->pressure = s->pressure;
         s->W->rested = newton == 0;
+        judge_for_next(g, s, converged && newton == 0, residual);
         if (k == 0) {
             b->solver.newton += newton;
             b->solver.iterations += cg;
@@ -782,10 +869,58 @@ static void solve_and_report(group *g) {
     }
 }
 
+// Whether body b, alone, sleeps through the sub-step h from t: its last
+// sub-step was still and started from rest (W->quiet), nothing has woken
+// it since (body_wake), this one follows that one with the same gravity
+// and gas and no gusts of wind (they change with time; a steady wind's
+// force and still air's depend only on where the points are and how they
+// move), and every point is where that step started and left it, at
+// rest. The step would then be that step again, bit for bit: x_n kept,
+// v = 0, the same report. A BDF2 body rarely gets here: its velocity is
+// a difference over two steps, so a still step leaves it moving by the
+// last step's motion.
+static bool asleep(psb_body *b, const psb_world *w, const body_part *part, double t, double h) {
+    implicit_work *W = b->implicit;
+    const bool gusts = b->params.wind_drag > 0.0 && psb_params_air_acts(&w->params) &&
+                       w->params.wind_turbulence > 0.0;
+    if (!W->quiet || gusts || W->judge.t != t || W->judge.dt != h ||
+        W->judge.gravity != body_gravity(b, &w->params, t + h) ||
+        W->judge.nrt != body_gas_nrt(b, t + h)) {
+        return false;
+    }
+    const step_ctx s = {.b = b, .w = w, .part = part, .W = W};
+    for (int ch = part->c0; ch < part->c1; ch++) {
+        int i0, i1;
+        chunk_points(b, ch, &i0, &i1);
+        int moved = 0;
+        for (int c = 0; c < 3; c++) {
+            for (int i = i0; i < i1; i++) {
+                moved += b->x[c][i] != b->x0[c][i] || b->v[c][i] != 0.0;
+            }
+        }
+        W->sums[ch * SUMS] = moved;
+    }
+    double total[SUMS];
+    implicit_reduce(&s, 1, total);
+    return total[0] == 0.0;
+}
+
 void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, double t,
                         double h) {
     psb_profile *prof = part->thread == 0 ? b->profile : NULL;
     const double start = prof ? profile_now() : 0.0;
+    if (asleep(b, w, part, t, h)) {
+        if (part->thread == 0) { // (every thread has read W in asleep's last wait)
+            b->implicit->judge.t = t + h;
+            b->solver.asleep++;
+            b->solver.residual = 0.0;
+            b->solver.force_residual = b->implicit->judge.force_residual;
+        }
+        if (prof) {
+            prof->integrate += profile_now() - start;
+        }
+        return;
+    }
     step_ctx s = begin_body(b, w, part, t, h);
     group g = {.s = &s, .count = 1, .mass = b->params.mass, .threads = 1};
     solve_and_report(&g);

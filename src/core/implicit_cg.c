@@ -316,9 +316,8 @@ static void new_directions(group *g, double beta) {
     implicit_each_body(g, new_direction_body, &beta);
 }
 
-// d = 0 and r = -grad G at the iterate on body k; its multigrid's levels
-// made from its blocks (filtered first where points touch a collider).
-static void start_body(group *g, int k, void *unused) {
+// d = 0 and r = -grad G at the iterate on body k.
+static void start_residual(group *g, int k, void *unused) {
     (void)unused;
     step_ctx *s = &g->s[k];
     implicit_work *W = s->W;
@@ -331,6 +330,15 @@ static void start_body(group *g, int k, void *unused) {
             W->r[c][i] = -gr[c][i];
         }
     }
+}
+
+// The same, and body k's multigrid's levels made from its blocks (filtered
+// first where points touch a collider).
+static void start_body(group *g, int k, void *unused) {
+    start_residual(g, k, unused);
+    step_ctx *s = &g->s[k];
+    implicit_work *W = s->W;
+    const body_part *part = s->part;
     if (W->mg && s->use_mg) {
         if (s->touching) {
             team_sync(s); // every point's constraint is known
@@ -430,4 +438,11 @@ int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bo
         new_directions(g, beta);
     }
     return it;
+}
+
+bool implicit_preconditioned_within(group *g, double floor) {
+    implicit_each_body(g, start_residual, NULL);
+    bool within = false;
+    precondition_all(g, floor, &within);
+    return within;
 }

@@ -559,6 +559,10 @@ evaluation implicit_evaluate(step_ctx *s, bool with_derivatives) {
                     W->cn[c][i] = cn[c];
                 }
                 gw += g[0] * wg[0] + g[1] * wg[1] + g[2] * wg[2];
+            } else if (s->keep_normals) {
+                for (int c = 0; c < 3; c++) {
+                    W->cn[c][i] = cn[c];
+                }
             }
         }
         double *sums = W->sums + ch * SUMS;

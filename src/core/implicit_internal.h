@@ -61,6 +61,24 @@ typedef struct implicit_work {
     // Its last solve took no Newton step: the next starts from x_n without
     // trying the other first guesses (solve in implicit.c).
     bool rested;
+    // The preconditioner that found the last solve converged with no
+    // Newton step (the multigrid's levels, or the point blocks dinv when
+    // multigrid is false), and what it was made for: while the body stays
+    // still under the same material, the next step is judged by it
+    // without new blocks (still_judged in implicit.c). Anything the step
+    // does not see for itself that changes the body (its parameters or the
+    // world's, a grab, a pin, a poke: body_wake) makes it invalid.
+    struct {
+        bool valid, multigrid;
+        double t;                   // the end of the step that it judged, s
+        double dt, h, nrt, gravity; // that step's, which time may change
+        double force_residual;      // what that step reported, m/s²
+    } judge;
+    // The last step was still (judge.valid) and started from rest in all
+    // that a step reads (starts_at_rest): a step from where it left the
+    // body is then that step again, bit for bit, and is not taken (asleep
+    // in implicit.c).
+    bool quiet;
     double *gbuf[2][3]; // gradient of G: the iterate's and a trial's (step_ctx.base), N
     double *d[3];       // Newton direction, m
     double *r[3];       // conjugate gradients: residual, N
@@ -98,6 +116,7 @@ typedef struct step_ctx {
     const psb_world *w;
     const body_part *part;
     implicit_work *W;
+    double t_start;    // the world time the sub-step starts at, s
     double dt;         // the sub-step, s
     double h, inv_h2;  // the step in G, h^: dt (backward Euler) or 2 dt / 3 (BDF2), s
     bool keep_history; // PSB_BDF2: keep the step's start as the next one's history
@@ -114,16 +133,18 @@ typedef struct step_ctx {
     double sigma;                       // Sherman-Morrison: c / (1 + c g . D^-1 g)
     double centre[3], rotation[9];      // the shape fit at the current iterate
     double grab_c;                      // the grab's damping, N s/m
-    int base;      // W->gbuf[base] is the gradient at the iterate; evaluate fills the other
-    bool use_mg;   // precondition with the multigrid (until it fails in this sub-step)
-    bool clamp;    // compressed springs' lateral stiffness held at 0, a ring's -P H_V out
-                   // (after negative curvature or a failed line search)
-    bool exact;    // the next evaluation's blocks exact all the same (EXACT_RATIO)
-    bool negative; // the conjugate gradients met negative curvature
-    bool touching; // the last evaluation found points on or in a collider
-    bool linked;   // in a group with links: the evaluation adds link_g and link_d
-    bool settled;  // in a group: held where it is while the others' Newton steps go on
-                   // (its d and p are 0; the group's work passes it by: SETTLE)
+    int base;          // W->gbuf[base] is the gradient at the iterate; evaluate fills the other
+    bool use_mg;       // precondition with the multigrid (until it fails in this sub-step)
+    bool clamp;        // compressed springs' lateral stiffness held at 0, a ring's -P H_V out
+                       // (after negative curvature or a failed line search)
+    bool exact;        // the next evaluation's blocks exact all the same (EXACT_RATIO)
+    bool negative;     // the conjugate gradients met negative curvature
+    bool touching;     // the last evaluation found points on or in a collider
+    bool keep_normals; // an evaluation without the blocks keeps the contact normals cn too
+    bool from_rest;    // the step started from rest (starts_at_rest), after a still step
+    bool linked;       // in a group with links: the evaluation adds link_g and link_d
+    bool settled;      // in a group: held where it is while the others' Newton steps go on
+                       // (its d and p are 0; the group's work passes it by: SETTLE)
     // In a group: the conjugate gradients' per-body sums of the current
     // iteration, sigma (w . r) and g . p; the Newton direction's largest
     // velocity change (m/s) and longest move (m); this body's totals of its
@@ -313,5 +334,9 @@ bool implicit_turn_links(group *g, double slack);
 /// Solves H d = -grad G approximately (see the definition); returns the
 /// iterations used, or -1 when the multigrid preconditioner failed.
 int implicit_conjugate_gradients(group *g, double eta, double floor, int cap, bool *solved);
+/// Whether one application of the preconditioner as it stands (the levels
+/// or blocks of an earlier step: none are made) to -grad G at the iterate
+/// moves no point of the group faster than floor (m/s over the step).
+bool implicit_preconditioned_within(group *g, double floor);
 
 #endif

@@ -14,6 +14,13 @@ static void free3(double *a[3]) {
     }
 }
 
+void body_wake(psb_body *b) {
+    if (b->implicit) {
+        b->implicit->judge.valid = false;
+        b->implicit->quiet = false;
+    }
+}
+
 void implicit_work_destroy(implicit_work *W) {
     if (!W) {
         return;

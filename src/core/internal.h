@@ -334,6 +334,11 @@ void implicit_team_step(const psb_world *w, int body, const body_part *part, con
 bool implicit_group_reserve(psb_world *w, int bodies);
 /// Frees the implicit solver's scratch (NULL allowed).
 void implicit_work_destroy(struct implicit_work *work);
+/// Tells the implicit solver that something outside its step changed b or
+/// what acts on it (its parameters or the world's, a grab, a pin, its
+/// state): the step after is solved afresh, not judged by what found the
+/// body still (a resting body's shortcuts in implicit.c).
+void body_wake(psb_body *b);
 /// Makes sure b has the implicit solver's scratch (made outside the step,
 /// when the world first runs the implicit integrator with this body).
 psb_status body_prepare_implicit(psb_body *b, psb_error *err);

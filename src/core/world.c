@@ -123,6 +123,13 @@ static int contact_elements(const psb_world *w, const psb_body *b) {
     return most;
 }
 
+// Every body's implicit step is solved afresh (body_wake).
+static void wake_bodies(psb_world *w) {
+    for (int k = 0; k < w->body_count; k++) {
+        body_wake(w->bodies[k]);
+    }
+}
+
 psb_status psb_world_set_params(psb_world *w, const psb_params *params, psb_error *err) {
     psb_status status = psb_params_validate(params, err);
     if (status != PSB_OK) {
@@ -157,6 +164,11 @@ psb_status psb_world_set_params(psb_world *w, const psb_params *params, psb_erro
     }
     if (params->threads != w->params.threads) {
         warm_threads(params->threads);
+    }
+    // Any change wakes every body (a byte compare: one that differs only in
+    // padding wakes them too, which costs a solve and nothing else).
+    if (memcmp(params, &w->params, sizeof *params) != 0) {
+        wake_bodies(w);
     }
     w->params = *params;
     return PSB_OK;
@@ -230,6 +242,7 @@ psb_status psb_world_add_sphere(psb_world *w, psb_vec3 centre, double radius, ps
     w->sphere_centre[w->sphere_count] = centre;
     w->sphere_radius[w->sphere_count] = radius;
     w->sphere_count++;
+    wake_bodies(w);
     return PSB_OK;
 }
 
@@ -300,6 +313,7 @@ psb_solver_report psb_world_solver_report(const psb_world *w) {
         all.residual = fmax(all.residual, r.residual);
         all.force_residual = fmax(all.force_residual, r.force_residual);
         all.converged = all.converged && r.converged;
+        all.asleep += r.asleep;
     }
     return all;
 }
@@ -461,6 +475,7 @@ static const char *recover(psb_world *w, psb_body *b) {
     body_publish(b, 0, b->n);
     body_snapshot(b);
     b->grab_point = -1;
+    body_wake(b);
     b->blowups++;
     b->blew_last_step = true;
     return how;

@@ -134,6 +134,7 @@ void psb_sim_solver_add(psb_sim_solver_stats *stats, psb_solver_report report) {
     stats->residual = report.residual;
     stats->force_residual = report.force_residual;
     stats->unconverged += !report.converged;
+    stats->asleep += report.asleep;
 }
 
 // The mean of a sum over the solver's steps (0 with no steps).
@@ -189,6 +190,7 @@ void psb_sim_print_summary(const psb_world *world, const psb_sim_state *s,
         printf("residual=%.9g\n", solver->residual);
         printf("force_residual=%.9g\n", solver->force_residual);
         printf("unconverged_steps=%ld\n", solver->unconverged);
+        printf("asleep_steps=%ld\n", solver->asleep);
     }
 }
 
@@ -241,6 +243,10 @@ void psb_sim_print_report(const psb_world *world, const char *what, bool substep
             printf("every step converged\n");
         } else {
             printf("%ld of %ld steps not converged\n", solver->unconverged, solver->steps);
+        }
+        if (solver->asleep > 0) {
+            printf("  asleep       %ld sub-steps slept through (bodies still, from rest)\n",
+                   solver->asleep);
         }
     }
     const char *volume_unit = ring ? "m² (area)" : mixed ? "(m² of 2D areas and m³ summed)" : "m³";

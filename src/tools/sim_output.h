@@ -57,6 +57,7 @@ typedef struct psb_sim_solver_stats {
     double residual;       ///< the last step's last Newton step: largest velocity change, m/s
     double force_residual; ///< the RMS unbalanced force per unit mass after it, m/s²
     long unconverged;      ///< steps in which some body missed solver_tol
+    long asleep;           ///< sub-steps that bodies slept through, summed over the bodies
 } psb_sim_solver_stats;
 
 /// Adds one world step's report to stats (zero-initialised before the first).

@@ -125,9 +125,9 @@ void output_report(const app *a, FILE *out) {
     const psb_solver_report solver = psb_world_solver_report(w);
     fprintf(out,
             "solver_newton=%d\nsolver_iterations=%d\nsolver_residual=%.6g\n"
-            "solver_force_residual=%.6g\nsolver_converged=%d\n",
+            "solver_force_residual=%.6g\nsolver_converged=%d\nsolver_asleep=%d\n",
             solver.newton, solver.iterations, solver.residual, solver.force_residual,
-            solver.converged);
+            solver.converged, solver.asleep);
     print_vec(out, "wind", p->wind);
     fprintf(out, "wind_turbulence=%g\nwind_on=%d\n", p->wind_turbulence, psb_params_wind_blows(p));
     fprintf(out, "shader_dir=%s\n", a->shader_dir);

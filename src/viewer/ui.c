@@ -143,7 +143,8 @@ static void scene_line(const app *a, float s, float max_w, char *t, size_t size)
 
 // The implicit solver on the last world step: "iters N  newton M  res X
 // m/s" (the last Newton step's largest velocity change), marked when it
-// missed the tolerance. False when it was not met.
+// missed the tolerance, with the sub-steps bodies slept through ("asleep
+// K": one a body at one sub-step a frame). False when it was not met.
 static bool solver_line(const app *a, char *t, size_t size) {
     const psb_solver_report r = psb_world_solver_report(a->scene.world);
     if (r.newton == 0 && !r.converged) {
@@ -152,7 +153,12 @@ static bool solver_line(const app *a, char *t, size_t size) {
         return true;
     }
     const double tol = psb_world_params(a->scene.world)->solver_tol;
-    if (r.converged) {
+    if (r.converged && r.asleep > 0) {
+        // Bodies asleep: still from rest, nothing solved for them (their
+        // sub-steps slept through, summed over the bodies).
+        snprintf(t, size, "iters %d  newton %d  res %.2g m/s (tol %g)  asleep %d", r.iterations,
+                 r.newton, r.residual, tol, r.asleep);
+    } else if (r.converged) {
         snprintf(t, size, "iters %d  newton %d  res %.2g m/s (tol %g)", r.iterations, r.newton,
                  r.residual, tol);
     } else {

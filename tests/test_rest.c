@@ -1,0 +1,282 @@
+// A body at rest under the implicit step (backward Euler, one step of 1/60 s
+// a frame): the preconditioner that last found it still judges the next
+// step without new blocks, and once a step would only repeat the last one
+// the body sleeps (implicit.c, still_judged and asleep). (BDF2's velocity
+// is a difference over two steps, so a still step leaves it moving by the
+// last step's motion: a BDF2 body does not come to rest to the bit, and
+// does not sleep.)
+//
+// - Sleep is exact: a ball dropped on the floor falls asleep within a few
+//   seconds and then stays where it is, bit for bit, at rest; woken with
+//   its own state (nothing changed) the next step is solved afresh, takes
+//   no Newton step and leaves every bit where it was; 1 and 2 threads give
+//   the same bits and the same sleep.
+// - The shortcuts change no answer: the same drop with the body woken
+//   before every step (every step solved afresh, never judged by an
+//   earlier preconditioner, never asleep) comes to rest at the same place
+//   and volume to within what the solver's tolerance allows.
+// - Waking: a poke, more gas, a grab, a pin, gravity turned off and a
+//   sphere added under it each wake the sleeping ball, and it responds.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bodies.h"
+
+// Backward Euler (or BDF2) at one step of 1/60 s, gravity, the floor.
+static psb_params rest_params(psb_integrator integrator, int threads) {
+    psb_params p = psb_default_params();
+    p.integrator = integrator;
+    p.dt = 1.0 / 60.0;
+    p.substeps = 1;
+    p.walls = false;
+    p.threads = threads;
+    return p;
+}
+
+// A ball of icosphere level `level` (radius 0.4 m) of a stiff, damped
+// material, 2 cm above the floor.
+static psb_world *drop(psb_integrator integrator, int level, int threads, int *id) {
+    psb_mesh m;
+    psb_error err;
+    CHECK(psb_mesh_icosphere(&m, level, 0.4, &err) == PSB_OK, "icosphere: %s", err.message);
+    const psb_params p = rest_params(integrator, threads);
+    psb_world *w = make_world(&p);
+    *id = w ? add_moving_mesh(w, &m, material(2000.0, 1.0, 100.0), (psb_vec3){0, 0.42, 0},
+                              (psb_vec3){0, 0, 0})
+            : -1;
+    psb_mesh_free(&m);
+    return w;
+}
+
+// Steps w until body id has slept through a step, at most `limit` steps;
+// the steps taken, or -1 when it never slept.
+static int until_asleep(psb_world *w, int id, int limit) {
+    for (int s = 1; s <= limit; s++) {
+        CHECK(psb_world_step(w) == 0, "blow-up: %s", psb_world_last_event(w));
+        if (psb_body_solver_report(w, id).asleep > 0) {
+            return s;
+        }
+    }
+    return -1;
+}
+
+// A copy of body id's positions and velocities (2 n entries; free it).
+static psb_vec3 *copy_state(const psb_world *w, int id) {
+    const int n = psb_body_point_count(w, id);
+    psb_vec3 *s = malloc(2 * (size_t)n * sizeof *s);
+    if (s) {
+        memcpy(s, psb_body_positions(w, id), (size_t)n * sizeof *s);
+        memcpy(s + n, psb_body_velocities(w, id), (size_t)n * sizeof *s);
+    }
+    return s;
+}
+
+// Whether body id holds exactly the state s (copy_state).
+static bool holds(const psb_world *w, int id, const psb_vec3 *s) {
+    const int n = psb_body_point_count(w, id);
+    const size_t bytes = (size_t)n * sizeof *s;
+    return s && memcmp(psb_body_positions(w, id), s, bytes) == 0 &&
+           memcmp(psb_body_velocities(w, id), s + n, bytes) == 0;
+}
+
+static void test_sleep_is_exact(void) {
+    const char *name = psb_integrator_name(PSB_IMPLICIT);
+    int id;
+    psb_world *w = drop(PSB_IMPLICIT, 3, 1, &id);
+    if (!w) {
+        return;
+    }
+    const int slept = until_asleep(w, id, 600);
+    CHECK(slept > 0, "%s: the ball did not fall asleep in 10 s", name);
+    const int n = psb_body_point_count(w, id);
+    psb_vec3 *rest = copy_state(w, id);
+    const psb_body_state before = psb_body_measure(w, id);
+    bool still = true, asleep = true;
+    for (int s = 0; s < 60; s++) {
+        psb_world_step(w);
+        still = still && holds(w, id, rest);
+        asleep = asleep && psb_body_solver_report(w, id).asleep == 1;
+    }
+    CHECK(still, "%s: a sleeping ball moved", name);
+    CHECK(asleep, "%s: the ball woke up by itself", name);
+    bool at_rest = true;
+    for (int i = 0; i < n; i++) {
+        at_rest = at_rest && norm(psb_body_velocities(w, id)[i]) == 0.0;
+    }
+    CHECK(at_rest, "%s: a sleeping ball has a point that moves", name);
+    CHECK(psb_body_measure(w, id).volume == before.volume, "%s: a sleeping ball's volume changed",
+          name);
+    // Woken with its own state (nothing changed), the step is solved afresh
+    // and finds it still: no Newton step, the same bits.
+    psb_error err;
+    CHECK(psb_body_set_state(w, id, rest, rest + n, &err) == PSB_OK, "set_state: %s", err.message);
+    psb_world_step(w);
+    const psb_solver_report r = psb_body_solver_report(w, id);
+    CHECK(r.asleep == 0 && r.newton == 0 && r.converged,
+          "%s: woken with its own state, the step slept %d, took %d Newton steps (converged %d)",
+          name, r.asleep, r.newton, r.converged);
+    CHECK(holds(w, id, rest), "%s: woken with its own state, the ball moved", name);
+    // And it sleeps again: a still step from rest.
+    CHECK(until_asleep(w, id, 3) > 0, "%s: woken with its own state, it did not sleep again", name);
+    CHECK(holds(w, id, rest), "%s: asleep again, the ball moved", name);
+    free(rest);
+    psb_world_destroy(w);
+}
+
+// A ball of 10242 points is shared by the threads: 1 and 2 give the same
+// bits and fall asleep on the same step.
+static void test_sleep_threads(void) {
+    int id1, id2;
+    psb_world *one = drop(PSB_IMPLICIT, 5, 1, &id1);
+    psb_world *two = drop(PSB_IMPLICIT, 5, 2, &id2);
+    if (!one || !two) {
+        psb_world_destroy(one);
+        psb_world_destroy(two);
+        return;
+    }
+    CHECK(psb_body_point_count(one, id1) >= 4096, "level 5 has %d points, fewer than a team's",
+          psb_body_point_count(one, id1));
+    const int s1 = until_asleep(one, id1, 300);
+    const int s2 = until_asleep(two, id2, 300);
+    CHECK(s1 > 0 && s1 == s2, "asleep after %d steps on 1 thread, %d on 2", s1, s2);
+    psb_world_step(one);
+    psb_world_step(two);
+    CHECK(same_bits(one, two), "1 and 2 threads: the sleeping balls differ");
+    psb_world_destroy(one);
+    psb_world_destroy(two);
+}
+
+// The same drop with the ball woken before every step (psb_body_set_state
+// with its own state), so that every step is solved afresh from its own
+// blocks, ends where the natural run ends to within what the tolerance
+// allows: the velocities the solve leaves are right to solver_tol (m/s),
+// so the rest positions to about solver_tol times the time the ball takes
+// to settle.
+static void test_shortcuts_change_nothing(void) {
+    int id, id_awake;
+    psb_world *w = drop(PSB_IMPLICIT, 3, 1, &id);
+    psb_world *awake = drop(PSB_IMPLICIT, 3, 1, &id_awake);
+    if (!w || !awake) {
+        psb_world_destroy(w);
+        psb_world_destroy(awake);
+        return;
+    }
+    const int n = psb_body_point_count(w, id);
+    int slept = 0;
+    for (int s = 0; s < 300; s++) {
+        psb_world_step(w);
+        slept += psb_body_solver_report(w, id).asleep;
+        psb_vec3 *state = copy_state(awake, id_awake);
+        psb_error err;
+        CHECK(state && psb_body_set_state(awake, id_awake, state, state + n, &err) == PSB_OK,
+              "set_state: %s", state ? err.message : "no memory");
+        free(state);
+        psb_world_step(awake);
+        CHECK(psb_body_solver_report(awake, id_awake).asleep == 0, "a woken ball slept");
+    }
+    CHECK(slept > 100, "the ball slept through %d of 300 steps", slept);
+    const psb_body_state a = psb_body_measure(w, id), b = psb_body_measure(awake, id_awake);
+    const double tol = psb_world_params(w)->solver_tol;
+    CHECK(norm(sub(a.centroid, b.centroid)) < 5.0 * tol,
+          "the centroid at rest is %.3g m from the run solved afresh every step",
+          norm(sub(a.centroid, b.centroid)));
+    CHECK(fabs(a.volume - b.volume) < 1e-3 * b.volume,
+          "the volume at rest is %.9g m^3, solved afresh every step %.9g", a.volume, b.volume);
+    double worst = 0.0;
+    for (int i = 0; i < n; i++) {
+        worst = fmax(
+            worst, norm(sub(psb_body_positions(w, id)[i], psb_body_positions(awake, id_awake)[i])));
+    }
+    CHECK(worst < 10.0 * tol, "a point at rest is %.3g m from the run solved afresh", worst);
+    printf("rest: asleep %d of 300 steps; centroid %.3g m, volume %.3g, worst point %.3g m "
+           "from the run solved afresh\n",
+           slept, norm(sub(a.centroid, b.centroid)), fabs(a.volume - b.volume) / b.volume, worst);
+    psb_world_destroy(w);
+    psb_world_destroy(awake);
+}
+
+// What wakes a sleeping ball, and how it shows it responded.
+typedef enum { POKE, GAS, GRAB, PIN, GRAVITY, SPHERE, WAKE_COUNT } wake_kind;
+
+static const char *const wake_names[WAKE_COUNT] = {"a poke", "more gas",   "a grab",
+                                                   "a pin",  "no gravity", "a sphere under it"};
+
+static void test_wakes(wake_kind kind) {
+    const char *name = wake_names[kind];
+    int id;
+    psb_world *w = drop(PSB_IMPLICIT, 3, 1, &id);
+    if (!w) {
+        return;
+    }
+    CHECK(until_asleep(w, id, 600) > 0, "%s: the ball did not fall asleep", name);
+    const psb_body_state before = psb_body_measure(w, id);
+    int top = 0; // the highest point
+    for (int i = 1; i < psb_body_point_count(w, id); i++) {
+        top = psb_body_positions(w, id)[i].y > psb_body_positions(w, id)[top].y ? i : top;
+    }
+    const psb_vec3 at = psb_body_positions(w, id)[top];
+    psb_error err = {0};
+    psb_params p = *psb_world_params(w);
+    psb_body_params bp = *psb_body_get_params(w, id);
+    switch (kind) {
+    case POKE:
+        psb_body_apply_impulse(w, id, top, (psb_vec3){0.01, 0, 0});
+        break;
+    case GAS:
+        bp.gas_nrt *= 1.5;
+        CHECK(psb_body_set_params(w, id, &bp, &err) == PSB_OK, "set_params: %s", err.message);
+        break;
+    case GRAB:
+        psb_body_grab(w, id, top, add(at, (psb_vec3){0, 0.3, 0}), 200.0);
+        break;
+    case PIN:
+        CHECK(psb_body_pin(w, id, top, add(at, (psb_vec3){0, 0.1, 0}), &err) == PSB_OK, "pin: %s",
+              err.message);
+        break;
+    case GRAVITY:
+        p.gravity = 0.0;
+        CHECK(psb_world_set_params(w, &p, &err) == PSB_OK, "set_params: %s", err.message);
+        break;
+    case SPHERE:
+        // Into the ball's lower half: it is pushed up and aside.
+        CHECK(psb_world_add_sphere(w, (psb_vec3){0.1, 0.0, 0.0}, 0.15, &err) == PSB_OK,
+              "sphere: %s", err.message);
+        break;
+    case WAKE_COUNT:
+        break;
+    }
+    psb_world_step(w);
+    CHECK(psb_body_solver_report(w, id).asleep == 0, "%s: the ball slept through it", name);
+    for (int s = 0; s < 30; s++) {
+        psb_world_step(w);
+    }
+    const psb_body_state after = psb_body_measure(w, id);
+    const double moved = norm(sub(after.centroid, before.centroid));
+    switch (kind) {
+    case GAS:
+        CHECK(after.volume > 1.02 * before.volume, "%s: the volume went from %.6g to %.6g m^3",
+              name, before.volume, after.volume);
+        break;
+    case GRAB:
+    case PIN:
+        CHECK(psb_body_positions(w, id)[top].y > at.y + 0.02,
+              "%s: the point pulled up rose from %.4g to %.4g m", name, at.y,
+              psb_body_positions(w, id)[top].y);
+        break;
+    default:
+        CHECK(moved > 1e-3, "%s: the ball's centroid moved %.3g m in 0.5 s", name, moved);
+        break;
+    }
+    psb_world_destroy(w);
+}
+
+int main(void) {
+    test_sleep_is_exact();
+    test_sleep_threads();
+    test_shortcuts_change_nothing();
+    for (int k = 0; k < WAKE_COUNT; k++) {
+        test_wakes((wake_kind)k);
+    }
+    return check_done("test_rest");
+}
