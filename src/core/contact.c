@@ -1811,10 +1811,20 @@ static bool find_body_links(const psb_world *w, int ia, double h, search *out) {
 
 // Every body's box and speeds, and the surfaces that will be searched
 // made ready, for the links of a sub-step of h: side by side on the
-// threads.
+// threads, body by body, when the bodies besides the largest have work
+// worth a thread (a large body beside small ones gains nothing, and a
+// team started for it spins once done, while a viewer draws).
 static void prepare_links(psb_world *w, double h) {
     const int bodies = w->body_count;
-#pragma omp parallel num_threads(w->params.threads) if (w->params.threads > 1 && bodies > 1)
+    long all = 0, most = 0;
+    for (int k = 0; k < bodies; k++) {
+        if (takes_part(w->bodies[k])) {
+            all += w->bodies[k]->n;
+            most = w->bodies[k]->n > most ? w->bodies[k]->n : most;
+        }
+    }
+    const bool share = w->params.threads > 1 && all - most >= PARALLEL_MIN_POINTS / 4;
+#pragma omp parallel num_threads(w->params.threads) if (share)
     {
 #pragma omp for schedule(static)
         for (int k = 0; k < bodies; k++) {

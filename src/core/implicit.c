@@ -905,6 +905,12 @@ static bool asleep(psb_body *b, const psb_world *w, const body_part *part, doubl
     return total[0] == 0.0;
 }
 
+bool body_implicit_asleep(psb_body *b, const psb_world *w, double t, double h) {
+    const body_part whole = body_whole(b);
+    return psb_integrator_is_implicit(w->params.integrator) && b->implicit &&
+           asleep(b, w, &whole, t, h);
+}
+
 void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, double t,
                         double h) {
     psb_profile *prof = part->thread == 0 ? b->profile : NULL;

@@ -305,7 +305,7 @@ psb_profile psb_world_profile(const psb_world *w) {
 }
 
 psb_solver_report psb_world_solver_report(const psb_world *w) {
-    psb_solver_report all = {0, 0, 0.0, 0.0, true};
+    psb_solver_report all = {0, 0, 0.0, 0.0, true, 0};
     for (int k = 0; k < w->body_count; k++) {
         const psb_solver_report r = w->bodies[k]->solver;
         all.newton += r.newton;
@@ -484,10 +484,11 @@ static const char *recover(psb_world *w, psb_body *b) {
 // Steps body b alone, on the threads it gets, and files the guard's verdict.
 static void step_body(psb_world *w, psb_body *b, int threads) {
     b->solver =
-        (psb_solver_report){0, 0, 0.0, 0.0, psb_integrator_is_implicit(w->params.integrator)};
+        (psb_solver_report){0, 0, 0.0, 0.0, psb_integrator_is_implicit(w->params.integrator), 0};
 #ifdef _OPENMP
-    const verdict v =
-        threads > 1 ? step_body_threaded(w, b, threads) : step_body_serial(w, b, false);
+    const bool team =
+        threads > 1 && !body_implicit_asleep(b, w, w->time, w->params.dt / w->params.substeps);
+    const verdict v = team ? step_body_threaded(w, b, threads) : step_body_serial(w, b, false);
 #else
     (void)threads;
     const verdict v = step_body_serial(w, b, false);

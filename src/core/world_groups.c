@@ -178,7 +178,8 @@ static void step_group(psb_world *w, int g, double t, double h, int threads) {
     const int *link = w->group_link + start[2 * g + 1];
     const int link_count = start[2 * g + 3] - start[2 * g + 1];
 #ifdef _OPENMP
-    if (count == 1 && threads > 1) {
+    if (count == 1 && threads > 1 &&
+        (link_count > 0 || !body_implicit_asleep(w->bodies[w->group_member[first]], w, t, h))) {
         substep_body_threaded(w, w->group_member[first], link, link_count, threads, t, h);
         return;
     }
@@ -211,7 +212,7 @@ void world_step_together(psb_world *w) {
     const psb_params *p = &w->params;
     const double h = p->dt / p->substeps;
     for (int k = 0; k < w->body_count; k++) {
-        w->bodies[k]->solver = (psb_solver_report){0, 0, 0.0, 0.0, true};
+        w->bodies[k]->solver = (psb_solver_report){0, 0, 0.0, 0.0, true, 0};
     }
     for (int s = 0; s < p->substeps; s++) {
         const double t = w->time + s * h;

@@ -400,7 +400,7 @@ void model_hold_pins(model_body *b) {
 void psb_model_step(psb_model *m) {
     const psb_params *p = &m->params;
     const double h = p->dt / p->substeps;
-    m->report = (psb_solver_report){0, 0, 0.0, 0.0, psb_integrator_is_implicit(p->integrator)};
+    m->report = (psb_solver_report){0, 0, 0.0, 0.0, psb_integrator_is_implicit(p->integrator), 0};
     // Contact inside the solve: every body's sub-step at once, those that
     // may touch solved together (model_implicit.c).
     const bool together = model_solves_contact(m);
