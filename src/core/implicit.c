@@ -905,23 +905,32 @@ static bool asleep(psb_body *b, const psb_world *w, const body_part *part, doubl
     return total[0] == 0.0;
 }
 
-bool body_implicit_asleep(psb_body *b, const psb_world *w, double t, double h) {
+// The sub-step slept through, when b sleeps (asleep): its report filed.
+static bool sleep_through(psb_body *b, const psb_world *w, const body_part *part, double t,
+                          double h) {
+    if (!asleep(b, w, part, t, h)) {
+        return false;
+    }
+    if (part->thread == 0) { // (every thread has read W in asleep's last wait)
+        b->implicit->judge.t = t + h;
+        b->solver.asleep++;
+        b->solver.residual = 0.0;
+        b->solver.force_residual = b->implicit->judge.force_residual;
+    }
+    return true;
+}
+
+bool body_implicit_sleep(psb_body *b, const psb_world *w, double t, double h) {
     const body_part whole = body_whole(b);
     return psb_integrator_is_implicit(w->params.integrator) && b->implicit &&
-           asleep(b, w, &whole, t, h);
+           sleep_through(b, w, &whole, t, h);
 }
 
 void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, double t,
                         double h) {
     psb_profile *prof = part->thread == 0 ? b->profile : NULL;
     const double start = prof ? profile_now() : 0.0;
-    if (asleep(b, w, part, t, h)) {
-        if (part->thread == 0) { // (every thread has read W in asleep's last wait)
-            b->implicit->judge.t = t + h;
-            b->solver.asleep++;
-            b->solver.residual = 0.0;
-            b->solver.force_residual = b->implicit->judge.force_residual;
-        }
+    if (sleep_through(b, w, part, t, h)) {
         if (prof) {
             prof->integrate += profile_now() - start;
         }

@@ -316,11 +316,12 @@ void body_kick_drift(psb_body *b, const psb_world *w, int c0, int c1, double t, 
 /// t (PSB_IMPLICIT); every thread of the team calls it. Collisions, pins
 /// and shape damping are done inside. Adds its work to b->solver.
 void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, double t, double h);
-/// Whether b, alone, will sleep through its implicit sub-step h from t
-/// (body_implicit_step then only files the report): asked on one thread,
-/// so that a team is not started for a body that has nothing to solve
-/// (its threads, once done, would spin while the viewer draws).
-bool body_implicit_asleep(psb_body *b, const psb_world *w, double t, double h);
+/// Sleeps b, alone, through its implicit sub-step h from t when nothing
+/// would change (its report filed, as body_implicit_step would); returns
+/// whether it did. On one thread, so that a team is not started for a
+/// body that has nothing to solve (its threads, once done, would spin
+/// while the viewer draws).
+bool body_implicit_sleep(psb_body *b, const psb_world *w, double t, double h);
 /// One sub-step h from world time t of the bodies of a group, solved
 /// together with the links between them (w->links[link[0 .. link_count - 1]]):
 /// bodies[0 .. count - 1] in increasing index, on one thread, with the

@@ -486,9 +486,13 @@ static void step_body(psb_world *w, psb_body *b, int threads) {
     b->solver =
         (psb_solver_report){0, 0, 0.0, 0.0, psb_integrator_is_implicit(w->params.integrator), 0};
 #ifdef _OPENMP
-    const bool team =
-        threads > 1 && !body_implicit_asleep(b, w, w->time, w->params.dt / w->params.substeps);
-    const verdict v = team ? step_body_threaded(w, b, threads) : step_body_serial(w, b, false);
+    // A body that sleeps through its one sub-step takes only the guard, on
+    // this thread: no team is started for it.
+    const bool slept =
+        threads > 1 && w->params.substeps == 1 && body_implicit_sleep(b, w, w->time, w->params.dt);
+    const verdict v = slept         ? step_body_serial(w, b, true)
+                      : threads > 1 ? step_body_threaded(w, b, threads)
+                                    : step_body_serial(w, b, false);
 #else
     (void)threads;
     const verdict v = step_body_serial(w, b, false);

@@ -178,8 +178,11 @@ static void step_group(psb_world *w, int g, double t, double h, int threads) {
     const int *link = w->group_link + start[2 * g + 1];
     const int link_count = start[2 * g + 3] - start[2 * g + 1];
 #ifdef _OPENMP
-    if (count == 1 && threads > 1 &&
-        (link_count > 0 || !body_implicit_asleep(w->bodies[w->group_member[first]], w, t, h))) {
+    if (count == 1 && link_count == 0 && threads > 1 &&
+        body_implicit_sleep(w->bodies[w->group_member[first]], w, t, h)) {
+        return;
+    }
+    if (count == 1 && threads > 1) {
         substep_body_threaded(w, w->group_member[first], link, link_count, threads, t, h);
         return;
     }
