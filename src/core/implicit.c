@@ -134,7 +134,8 @@ static double body_largest_change(step_ctx *s) {
         for (int i = i0; i < i1; i++) {
             double d[3];
             load(W->d, i, d);
-            most = fmax(most, d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            const double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            most = d2 > most ? d2 : most; // (fmax is a call, here once a point)
         }
         W->sums[ch * SUMS + MAX_SLOT] = most;
     }

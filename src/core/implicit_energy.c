@@ -35,9 +35,10 @@ void implicit_gas_gradient_at(const step_ctx *s, int i, double g[3]) {
         g[1] += ac[1];
         g[2] += ac[2];
     }
-    g[0] /= 6.0;
-    g[1] /= 6.0;
-    g[2] /= 6.0;
+    const double sixth = 1.0 / 6.0; // (a product: a division is many times its cost)
+    g[0] *= sixth;
+    g[1] *= sixth;
+    g[2] *= sixth;
 }
 
 // Fills b->grad for the part's points and returns the volume: V = 1/3
@@ -55,8 +56,9 @@ double implicit_gas_volume(step_ctx *s) {
             implicit_gas_gradient_at(s, i, g);
             for (int c = 0; c < 3; c++) {
                 b->grad[c][i] = g[c];
-                sum += (b->x[c][i] - s->origin[c]) * g[c];
             }
+            sum += (b->x[0][i] - s->origin[0]) * g[0] + (b->x[1][i] - s->origin[1]) * g[1] +
+                   (b->x[2][i] - s->origin[2]) * g[2];
         }
         s->W->sums[ch * SUMS] = sum;
     }
@@ -288,16 +290,14 @@ static double point_springs(const step_ctx *s, int i, bool with_derivatives, dou
                            u0[1] * (d[1] - (x0[1][i] - x0[1][j])) +
                            u0[2] * (d[2] - (x0[2][i] - x0[2][j]));
         energy += 0.5 * (0.5 * ks * (len - L0) * (len - L0) + 0.5 * s->kd_h * rel * rel);
+        // A spring of length 0 has no direction (u and its force 0). One
+        // division a spring (there were four) and one addition to each
+        // sum of the gradient.
+        const double inv_len = len > 0.0 ? 1.0 / len : 0.0;
+        const double damp = s->kd_h * rel, f = len > 0.0 ? ks * (len - L0) : 0.0;
+        const double u[3] = {d[0] * inv_len, d[1] * inv_len, d[2] * inv_len};
         for (int c = 0; c < 3; c++) {
-            grad[c] += s->kd_h * rel * u0[c];
-        }
-        double u[3] = {0.0, 0.0, 0.0};
-        if (len > 0.0) { // a spring of length 0 has no direction
-            const double f = ks * (len - L0);
-            for (int c = 0; c < 3; c++) {
-                u[c] = d[c] / len;
-                grad[c] += f * u[c];
-            }
+            grad[c] += damp * u0[c] + f * u[c];
         }
         if (!with_derivatives) {
             continue;
@@ -308,8 +308,9 @@ static double point_springs(const step_ctx *s, int i, bool with_derivatives, dou
             // ks [u u^T + (1 - L0 / l) (I - u u^T)], the lateral term held
             // at 0 or above for a compressed spring once the step clamps
             // (unless a group's Newton trusts the exact blocks again)
-            const double lateral = ks * (1.0 - L0 / len);
-            sym_add_spring(K, u, ks, s->clamp && !s->exact ? fmax(0.0, lateral) : lateral);
+            const double lateral = ks * (1.0 - L0 * inv_len);
+            const double held = lateral > 0.0 ? lateral : 0.0; // (fmax is a call)
+            sym_add_spring(K, u, ks, s->clamp && !s->exact ? held : lateral);
         }
         for (int e = 0; e < 6; e++) {
             D[e] += K[e];
@@ -467,12 +468,15 @@ evaluation implicit_evaluate(step_ctx *s, bool with_derivatives) {
         for (int i = i0; i < i1; i++) {
             double grad[3] = {0.0, 0.0, 0.0};
             double D[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-            energy += point_springs(s, i, with_derivatives && is_free(b, i), grad, D);
-            energy += point_struts(s, i, with_derivatives && is_free(b, i), grad, D);
+            // The point's own energy, added to the chunk's once: one
+            // dependent addition a point for the chunk's sum.
+            double own = point_springs(s, i, with_derivatives && is_free(b, i), grad, D);
+            own += point_struts(s, i, with_derivatives && is_free(b, i), grad, D);
             if (with_derivatives && is_free(b, i) && s->gas) {
                 gas_blocks(s, i);
             }
             if (!is_free(b, i)) {
+                energy += own;
                 for (int c = 0; c < 3; c++) {
                     gr[c][i] = 0.0;
                     W->wv[c][i] = 0.0;
@@ -485,13 +489,13 @@ evaluation implicit_evaluate(step_ctx *s, bool with_derivatives) {
             const double mh = m * s->inv_h2;
             for (int c = 0; c < 3; c++) {
                 const double dy = x[c] - W->y[c][i];
-                energy += 0.5 * mh * dy * dy;
+                own += 0.5 * mh * dy * dy;
                 grad[c] += mh * dy;
             }
             D[0] += mh;
             D[3] += mh;
             D[5] += mh;
-            energy += m * s->gravity * (x[1] - b->x0[1][i]);
+            own += m * s->gravity * (x[1] - b->x0[1][i]);
             grad[1] += m * s->gravity;
             // Gas: -P g_i.
             for (int c = 0; c < 3; c++) {
@@ -502,7 +506,7 @@ evaluation implicit_evaluate(step_ctx *s, bool with_derivatives) {
                 const double target[3] = {b->grab_target.x, b->grab_target.y, b->grab_target.z};
                 for (int c = 0; c < 3; c++) {
                     const double to = x[c] - target[c], moved = x[c] - W->xb[c][i];
-                    energy += 0.5 * k * to * to + 0.5 * s->grab_c / s->h * moved * moved;
+                    own += 0.5 * k * to * to + 0.5 * s->grab_c / s->h * moved * moved;
                     grad[c] += k * to + s->grab_c / s->h * moved;
                 }
                 const double kk = k + s->grab_c / s->h;
@@ -515,7 +519,7 @@ evaluation implicit_evaluate(step_ctx *s, bool with_derivatives) {
                 body_shape_goal(b, s->centre, s->rotation, i, goal);
                 for (int c = 0; c < 3; c++) {
                     const double off = goal[c] - x[c];
-                    energy += 0.5 * k_shape * off * off;
+                    own += 0.5 * k_shape * off * off;
                     grad[c] -= k_shape * off;
                 }
                 // The fit's own motion is left out: k_shape I bounds the
@@ -538,7 +542,8 @@ evaluation implicit_evaluate(step_ctx *s, bool with_derivatives) {
             }
             double rg[3] = {grad[0], grad[1], grad[2]}, cn[3] = {0.0, 0.0, 0.0};
             int touches = 0;
-            energy += contact_penalty(s, i, CONTACT_STIFFNESS * mh, x, grad, rg, D, cn, &touches);
+            own += contact_penalty(s, i, CONTACT_STIFFNESS * mh, x, grad, rg, D, cn, &touches);
+            energy += own;
             touching += touches;
             res2 += (rg[0] * rg[0] + rg[1] * rg[1] + rg[2] * rg[2]) / m;
             for (int c = 0; c < 3; c++) {

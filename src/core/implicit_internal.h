@@ -31,6 +31,9 @@ typedef struct implicit_work {
     double *adj_rest; // rest length, m
     double *adj_u0;   // 3 per slot: direction x_i - x_j at the step's start
     double *adj_b;    // 9 per slot: H's block (i, j), springs and gas, row-major, N/m
+    float *adj_c;     // 12 per slot, 16-byte aligned: the same block by columns, each padded
+                      // to 4 with a 0, in single precision, for the AVX2 product of the
+                      // conjugate gradients (NULL without AVX2 and FMA)
     // Triangles per point (shells and cloths): for each, its other corners
     // j, k so that (i, j, k) is the triangle's own order.
     int *tri_start;

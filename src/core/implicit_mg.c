@@ -316,6 +316,15 @@ static void block_inverse(const double *A, double *out) {
     out[8] = (A[0] * A[4] - A[1] * A[3]) * inv;
 }
 
+// a . b over n points of 3 (one dependent addition a point).
+static double dot3n(const double *a, const double *b, int n) {
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        sum += a[3 * i] * b[3 * i] + a[3 * i + 1] * b[3 * i + 1] + a[3 * i + 2] * b[3 * i + 2];
+    }
+    return sum;
+}
+
 static void block_mul_add(const double *A, const double *v, double *out) {
     out[0] += A[0] * v[0] + A[1] * v[1] + A[2] * v[2];
     out[1] += A[3] * v[0] + A[4] * v[1] + A[5] * v[2];
@@ -466,24 +475,29 @@ void mg_assemble(mg_hierarchy *H, const double *diag6, const double *off9, doubl
 }
 
 // r = b - A x on level L (A: the blocks and c g g^T).
+// (Its sums, like the sweeps', take one dependent addition a point, and
+// a point's neighbours go into two sums in turn, so that one point's
+// additions need not each wait for the last.)
 static void residual(const mg_hierarchy *H, const mg_level *L, int l) {
-    double gx = 0.0;
-    for (int i = 0; i < L->n * 3; i++) {
-        gx += L->g[i] * L->x[i];
-    }
-    const double cgx = H->curvature * gx;
+    const double cgx = H->curvature * dot3n(L->g, L->x, L->n);
     for (int i = 0; i < L->n; i++) {
-        double ax[3] = {0.0, 0.0, 0.0};
+        double ax[3] = {0.0, 0.0, 0.0}, other[3] = {0.0, 0.0, 0.0};
         if (l == 0 && !(H->inv_mass[i] > 0.0)) {
             L->r[3 * i] = L->r[3 * i + 1] = L->r[3 * i + 2] = 0.0;
             continue;
         }
         block_mul_add(L->diag + 9 * i, L->x + 3 * i, ax);
-        for (int s = L->start[i]; s < L->start[i + 1]; s++) {
+        const int end = L->start[i + 1];
+        int s = L->start[i];
+        for (; s + 1 < end; s += 2) {
+            block_mul_add(L->off + 9 * s, L->x + 3 * L->col[s], ax);
+            block_mul_add(L->off + 9 * (s + 1), L->x + 3 * L->col[s + 1], other);
+        }
+        if (s < end) {
             block_mul_add(L->off + 9 * s, L->x + 3 * L->col[s], ax);
         }
         for (int c = 0; c < 3; c++) {
-            L->r[3 * i + c] = L->b[3 * i + c] - ax[c] - cgx * L->g[3 * i + c];
+            L->r[3 * i + c] = L->b[3 * i + c] - (ax[c] + other[c]) - cgx * L->g[3 * i + c];
         }
     }
 }
@@ -491,11 +505,7 @@ static void residual(const mg_hierarchy *H, const mg_level *L, int l) {
 // x += weight (D + c g g^T)^-1 r, point by point for D and by
 // Sherman-Morrison for the rank-one term.
 static void sweep(mg_level *L, int l, const double *inv_mass, double weight) {
-    double wr = 0.0;
-    for (int i = 0; i < L->n * 3; i++) {
-        wr += L->w[i] * L->r[i];
-    }
-    const double swr = L->sigma * wr;
+    const double swr = L->sigma * dot3n(L->w, L->r, L->n);
     for (int i = 0; i < L->n; i++) {
         if (l == 0 && !(inv_mass[i] > 0.0)) {
             continue;
@@ -589,8 +599,8 @@ void mg_apply(mg_hierarchy *H, double *const r[3], double *const z[3], const bod
         for (int i = i0; i < i1; i++) {
             for (int c = 0; c < 3; c++) {
                 F->b[3 * i + c] = r[c][i];
-                wr += F->w[3 * i + c] * r[c][i];
             }
+            wr += F->w[3 * i] * r[0][i] + F->w[3 * i + 1] * r[1][i] + F->w[3 * i + 2] * r[2][i];
         }
         H->partial[ch] = wr;
     }

@@ -30,6 +30,7 @@ void implicit_work_destroy(implicit_work *W) {
     free(W->adj_rest);
     free(W->adj_u0);
     free(W->adj_b);
+    free(W->adj_c);
     free(W->tri_slot);
     free(W->strut_start);
     free(W->strut_other);
@@ -253,7 +254,11 @@ static bool build_topology(const psb_body *b, implicit_work *W) {
     W->adj_rest = malloc((slots ? slots : 1) * sizeof(double));
     W->adj_u0 = malloc((slots ? slots : 1) * 3 * sizeof(double));
     W->adj_b = malloc((slots ? slots : 1) * 9 * sizeof(double));
-    if (!fill || !W->adj_other || !W->adj_rest || !W->adj_u0 || !W->adj_b) {
+    const bool avx2 = implicit_has_avx2(); // (adj_c: the product's blocks for it)
+    if (avx2) {
+        W->adj_c = aligned_alloc(16, (slots ? slots : 1) * 12 * sizeof(float));
+    }
+    if (!fill || !W->adj_other || !W->adj_rest || !W->adj_u0 || !W->adj_b || (avx2 && !W->adj_c)) {
         free(fill);
         return false;
     }
@@ -311,6 +316,13 @@ static bool build_topology(const psb_body *b, implicit_work *W) {
     }
     free(at);
     return true;
+}
+
+void body_implicit_scalar_product(psb_body *b) {
+    if (b->implicit) {
+        free(b->implicit->adj_c);
+        b->implicit->adj_c = NULL;
+    }
 }
 
 psb_status body_prepare_implicit(psb_body *b, psb_error *err) {

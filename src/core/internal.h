@@ -348,6 +348,12 @@ void body_wake(psb_body *b);
 /// Makes sure b has the implicit solver's scratch (made outside the step,
 /// when the world first runs the implicit integrator with this body).
 psb_status body_prepare_implicit(psb_body *b, psb_error *err);
+/// Whether this CPU runs the implicit step's AVX2 conjugate-gradient
+/// product (AVX2 and FMA, on x86-64): asked when a body's work is made.
+bool implicit_has_avx2(void);
+/// Makes the body's implicit step run the scalar conjugate-gradient product
+/// even where the CPU has AVX2 (for tests that compare the two).
+void body_implicit_scalar_product(psb_body *b);
 
 // collide.c
 /// Pushes internal points [i0, i1) out of the floor (if with_floor), the
