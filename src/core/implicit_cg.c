@@ -112,7 +112,9 @@ static void hessian_times_avx2(step_ctx *s, double gp) {
 #endif
 
 // The part's neighbour blocks by columns in single precision into adj_c,
-// for the AVX2 product: once a Newton step, after the contact filter.
+// for the AVX2 product: at a solve's first product, after the contact
+// filter (a solve that ends at its start test, as every converged step's
+// last does, needs none).
 static void copy_columns(step_ctx *s) {
     implicit_work *W = s->W;
     for (int slot = W->adj_start[s->part->i0]; slot < W->adj_start[s->part->i1]; slot++) {
@@ -135,6 +137,10 @@ static void hessian_times(step_ctx *s, double gp) {
     psb_body *b = s->b;
     implicit_work *W = s->W;
     if (W->adj_c) {
+        if (!s->columns) {
+            copy_columns(s); // (each thread its own points' rows, which only it multiplies)
+            s->columns = true;
+        }
         hessian_times_avx2(s, gp);
         return;
     }
@@ -455,9 +461,7 @@ static void start_body(group *g, int k, void *unused) {
         team_sync(s); // every point's constraint is known
         filter_blocks(s);
     }
-    if (W->adj_c) {
-        copy_columns(s); // (each thread its own points' rows, which only it multiplies)
-    }
+    s->columns = false; // the blocks may be new: copied again at the first product
     if (multigrid) {
         team_sync(s); // every point's blocks are in
         mg_assemble(W->mg, W->diag, W->adj_b, s->b->grad, W->cn, s->curvature, s->b->inv_mass,

@@ -146,6 +146,7 @@ typedef struct step_ctx {
     bool keep_normals; // an evaluation without the blocks keeps the contact normals cn too
     bool from_rest;    // the step started from rest (starts_at_rest), after a still step
     bool linked;       // in a group with links: the evaluation adds link_g and link_d
+    bool columns;      // this thread's rows of adj_c hold the current blocks (copy_columns)
     bool settled;      // in a group: held where it is while the others' Newton steps go on
                        // (its d and p are 0; the group's work passes it by: SETTLE)
     // In a group: the conjugate gradients' per-body sums of the current
