@@ -27,13 +27,18 @@ enum {
 typedef struct implicit_work {
     // Springs per point, both ends (CSR): slots adj_start[i] .. adj_start[i + 1] - 1.
     int *adj_start;
-    int *adj_other;   // the other end, internal index
-    double *adj_rest; // rest length, m
-    double *adj_u0;   // 3 per slot: direction x_i - x_j at the step's start
-    double *adj_b;    // 9 per slot: H's block (i, j), springs and gas, row-major, N/m
-    float *adj_c;     // 12 per slot, 16-byte aligned: the same block by columns, each padded
-                      // to 4 with a 0, in single precision, for the AVX2 product of the
-                      // conjugate gradients (NULL without AVX2 and FMA)
+    int *adj_other;      // the other end, internal index
+    int *adj_owner;      // the slot's own end i, internal index
+    double *adj_rest;    // rest length, m
+    double *adj_u0;      // 3 per slot: direction x_i - x_j at the step's start
+    double *adj_b;       // 9 per slot: H's block (i, j), springs and gas, row-major, N/m
+    float *adj_c;        // 12 per slot, 16-byte aligned: the same block by columns, each padded
+                         // to 4 with a 0, in single precision, for the AVX2 product of the
+                         // conjugate gradients (NULL without AVX2 and FMA)
+    double *slot_energy; // per slot, the last evaluation's: its half of the spring's energy, J
+    double *slot_force;  // 3 per slot: the spring's force on the slot's own end, N
+    double *slot_k;      // 6 arrays of one per slot, each adj_start[n] long: the spring's
+                         // stiffness K (xx xy xz yy yz zz) at the last evaluation of the blocks
     // Triangles per point (shells and cloths): for each, its other corners
     // j, k so that (i, j, k) is the triangle's own order.
     int *tri_start;
@@ -305,6 +310,10 @@ void implicit_each_body(group *g, body_work *work, void *arg);
 double implicit_on_lead(group *g, lead_work *work, const void *arg);
 /// The slot of point i's spring to j, or -1.
 int implicit_find_slot(const implicit_work *W, int i, int j);
+/// The springs of points [i0, i1) slot by slot (implicit_springs.c): each
+/// slot's energy and force into slot_energy and slot_force and, with
+/// blocks, its stiffness K into slot_k.
+void implicit_spring_slots(const step_ctx *s, int i0, int i1, bool blocks);
 /// After every thread has filed its chunks' partial sums 0..count-1 (and
 /// MAX_SLOT): their totals (the largest for MAX_SLOT), chunk by chunk in
 /// order, on every thread.

@@ -377,14 +377,16 @@ static void chunk_range(const mg_hierarchy *H, int ch, int *i0, int *i1) {
 }
 
 // Level l + 1's blocks and P^T g for its points [I0, I1), from level l's.
+// A coarse point's own block and g are summed in registers and stored
+// once (summed in memory, each addition waited for the last one's store);
+// its off blocks, which its members' slots reach in any order, in memory.
 static void restrict_blocks(mg_hierarchy *H, int l, int I0, int I1) {
     const mg_level *L = &H->level[l];
     mg_level *C = &H->level[l + 1];
     const double *inv_mass = H->inv_mass;
     for (int I = I0; I < I1; I++) {
-        double *D = C->diag + 9 * I;
-        memset(D, 0, 9 * sizeof(double));
-        memset(C->g + 3 * I, 0, 3 * sizeof(double));
+        double D[9] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        double g[3] = {0.0, 0.0, 0.0};
         memset(C->off_own + 9 * (size_t)C->start[I], 0,
                9 * (size_t)(C->start[I + 1] - C->start[I]) * sizeof(double));
         for (int m = L->member_start[I]; m < L->member_start[I + 1]; m++) {
@@ -396,18 +398,27 @@ static void restrict_blocks(mg_hierarchy *H, int l, int I0, int I1) {
                 D[e] += L->diag[9 * i + e];
             }
             for (int c = 0; c < 3; c++) {
-                C->g[3 * I + c] += L->g[3 * i + c];
+                g[c] += L->g[3 * i + c];
             }
             for (int s = L->start[i]; s < L->start[i + 1]; s++) {
                 if (l == 0 && !(inv_mass[L->col[s]] > 0.0)) {
                     continue;
                 }
-                double *to = L->slot_to[s] < 0 ? D : C->off_own + 9 * L->slot_to[s];
+                const double *B = L->off + 9 * s;
+                if (L->slot_to[s] < 0) { // inside the aggregate
+                    for (int e = 0; e < 9; e++) {
+                        D[e] += B[e];
+                    }
+                    continue;
+                }
+                double *to = C->off_own + 9 * L->slot_to[s];
                 for (int e = 0; e < 9; e++) {
-                    to[e] += L->off[9 * s + e];
+                    to[e] += B[e];
                 }
             }
         }
+        memcpy(C->diag + 9 * I, D, sizeof D);
+        memcpy(C->g + 3 * I, g, sizeof g);
     }
 }
 

@@ -27,6 +27,10 @@ void implicit_work_destroy(implicit_work *W) {
     }
     free(W->adj_start);
     free(W->adj_other);
+    free(W->adj_owner);
+    free(W->slot_energy);
+    free(W->slot_force);
+    free(W->slot_k);
     free(W->adj_rest);
     free(W->adj_u0);
     free(W->adj_b);
@@ -254,11 +258,16 @@ static bool build_topology(const psb_body *b, implicit_work *W) {
     W->adj_rest = malloc((slots ? slots : 1) * sizeof(double));
     W->adj_u0 = malloc((slots ? slots : 1) * 3 * sizeof(double));
     W->adj_b = malloc((slots ? slots : 1) * 9 * sizeof(double));
+    W->adj_owner = malloc((slots ? slots : 1) * sizeof(int));
+    W->slot_energy = malloc((slots ? slots : 1) * sizeof(double));
+    W->slot_force = malloc((slots ? slots : 1) * 3 * sizeof(double));
+    W->slot_k = malloc((slots ? slots : 1) * 6 * sizeof(double));
     const bool avx2 = implicit_has_avx2(); // (adj_c: the product's blocks for it)
     if (avx2) {
         W->adj_c = aligned_alloc(16, (slots ? slots : 1) * 12 * sizeof(float));
     }
-    if (!fill || !W->adj_other || !W->adj_rest || !W->adj_u0 || !W->adj_b || (avx2 && !W->adj_c)) {
+    if (!fill || !W->adj_other || !W->adj_rest || !W->adj_u0 || !W->adj_b || !W->adj_owner ||
+        !W->slot_energy || !W->slot_force || !W->slot_k || (avx2 && !W->adj_c)) {
         free(fill);
         return false;
     }
@@ -272,6 +281,11 @@ static bool build_topology(const psb_body *b, implicit_work *W) {
         W->adj_rest[si] = W->adj_rest[sj] = b->rest_length[s];
     }
     free(fill);
+    for (int i = 0; i < n; i++) {
+        for (int slot = W->adj_start[i]; slot < W->adj_start[i + 1]; slot++) {
+            W->adj_owner[slot] = i;
+        }
+    }
     if (!build_struts(b, W)) {
         return false;
     }
