@@ -27,18 +27,19 @@ enum {
 typedef struct implicit_work {
     // Springs per point, both ends (CSR): slots adj_start[i] .. adj_start[i + 1] - 1.
     int *adj_start;
-    int *adj_other;      // the other end, internal index
-    int *adj_owner;      // the slot's own end i, internal index
-    double *adj_rest;    // rest length, m
-    double *adj_u0;      // 3 per slot: direction x_i - x_j at the step's start
-    double *adj_b;       // 9 per slot: H's block (i, j), springs and gas, row-major, N/m
-    float *adj_c;        // 12 per slot, 16-byte aligned: the same block by columns, each padded
-                         // to 4 with a 0, in single precision, for the AVX2 product of the
-                         // conjugate gradients (NULL without AVX2 and FMA)
-    double *slot_energy; // per slot, the last evaluation's: its half of the spring's energy, J
-    double *slot_force;  // 3 per slot: the spring's force on the slot's own end, N
-    double *slot_k;      // 6 arrays of one per slot, each adj_start[n] long: the spring's
-                         // stiffness K (xx xy xz yy yz zz) at the last evaluation of the blocks
+    int *adj_other;        // the other end, internal index
+    int *adj_owner;        // the slot's own end i, internal index
+    double *adj_rest;      // rest length, m
+    double *adj_u0;        // 3 per slot: direction x_i - x_j at the step's start
+    double *adj_b;         // 9 per slot: H's block (i, j), springs and gas, row-major, N/m
+    float *adj_c;          // 12 per slot, 16-byte aligned: the same block by columns, each padded
+                           // to 4 with a 0, in single precision, for the AVX2 product of the
+                           // conjugate gradients (NULL without AVX2 and FMA)
+    double *slot_energy;   // per slot, the last evaluation's: its half of the spring's energy, J
+    double *slot_force;    // 3 per slot: the spring's force on the slot's own end, N
+    double *slot_k;        // 6 arrays of one per slot, each adj_start[n] long: the spring's
+                           // stiffness K (xx xy xz yy yz zz) at the last evaluation of the blocks
+    bool baseline_springs; // the springs' slots run the baseline's loop even with AVX2 (tests)
     // Triangles per point (shells and cloths): for each, its other corners
     // j, k so that (i, j, k) is the triangle's own order.
     int *tri_start;

@@ -129,7 +129,7 @@ void implicit_spring_slots(const step_ctx *s, int i0, int i1, bool blocks) {
     const int s0 = W->adj_start[i0], s1 = W->adj_start[i1];
     const double ks = b->params.spring_k;
     const bool held = s->clamp && !s->exact;
-    if (W->adj_c) { // (made exactly where the CPU has AVX2 and FMA)
+    if (W->adj_c && !W->baseline_springs) { // (adj_c: made exactly where the CPU has AVX2 and FMA)
         slots_avx2(&a, s0, s1, ks, s->kd_h, blocks, held);
     } else {
         slots_baseline(&a, s0, s1, ks, s->kd_h, blocks, held);

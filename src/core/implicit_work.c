@@ -339,6 +339,12 @@ void body_implicit_scalar_product(psb_body *b) {
     }
 }
 
+void body_implicit_baseline_springs(psb_body *b) {
+    if (b->implicit) {
+        b->implicit->baseline_springs = true;
+    }
+}
+
 psb_status body_prepare_implicit(psb_body *b, psb_error *err) {
     if (b->implicit) {
         return PSB_OK;

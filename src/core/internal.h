@@ -354,6 +354,10 @@ bool implicit_has_avx2(void);
 /// Makes the body's implicit step run the scalar conjugate-gradient product
 /// even where the CPU has AVX2 (for tests that compare the two).
 void body_implicit_scalar_product(psb_body *b);
+/// Makes the body's implicit evaluation run the baseline's loop over the
+/// springs' slots even where the CPU has AVX2 (for tests that hold the two
+/// to the same bits).
+void body_implicit_baseline_springs(psb_body *b);
 
 // collide.c
 /// Pushes internal points [i0, i1) out of the floor (if with_floor), the
