@@ -125,15 +125,30 @@ enum { TURN_ROUNDS = 2 };
 
 // The largest velocity change the Newton direction makes on one body:
 // max |d_i| / h, m/s (every thread); its longest move into s->longest.
+// With a point on or in a collider, each point's move is the one the line
+// search leaves of a whole step (x + d pushed out, as move_along does):
+// the part of d into a surface the point is pressed on is not a change.
+// A point in a corner of the box (the floor its constraint, the wall left
+// to its penalty: contact_penalty) is sent into the wall by every
+// direction and put back; counted, it kept a settled pile's group at 20 to
+// 40 Newton steps a frame, each moving nothing by more than the tolerance.
 static double body_largest_change(step_ctx *s) {
     const implicit_work *W = s->W;
+    const psb_body *b = s->b;
     for (int ch = s->part->c0; ch < s->part->c1; ch++) {
         int i0, i1;
-        chunk_points(s->b, ch, &i0, &i1);
+        chunk_points(b, ch, &i0, &i1);
         double most = 0.0;
         for (int i = i0; i < i1; i++) {
             double d[3];
             load(W->d, i, d);
+            if (s->touching && is_free(b, i)) {
+                double x[3] = {b->x[0][i] + d[0], b->x[1][i] + d[1], b->x[2][i] + d[2]};
+                implicit_push_out(s, i, x);
+                for (int c = 0; c < 3; c++) {
+                    d[c] = x[c] - b->x[c][i];
+                }
+            }
             const double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             most = d2 > most ? d2 : most; // (fmax is a call, here once a point)
         }
