@@ -778,9 +778,11 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
 
 // A body's sub-step h from world time t, up to its solve: the context
 // (backward Euler's h until begin_step finds BDF2's history) and the
-// step's start.
+// step's start. A ring `linked` to another steps with backward Euler under
+// BDF2 too, and keeps no history while it is: under BDF2 the pile's
+// stack of rings never came to rest (docs/contact.md, "Session 41").
 static step_ctx begin_body(psb_body *b, const psb_world *w, const body_part *part, double t,
-                           double h) {
+                           double h, bool linked) {
     const psb_params *p = &w->params;
     step_ctx s = {
         .b = b,
@@ -791,7 +793,7 @@ static step_ctx begin_body(psb_body *b, const psb_world *w, const body_part *par
         .dt = h,
         .h = h,
         .inv_h2 = 1.0 / (h * h),
-        .keep_history = p->integrator == PSB_BDF2,
+        .keep_history = p->integrator == PSB_BDF2 && !(linked && b->kind == PSB_RING),
         .gravity = body_gravity(b, p, t + h),
         .nrt = body_gas_nrt(b, t + h),
         .kd_h = b->params.spring_damping / h,
@@ -952,7 +954,7 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
         }
         return;
     }
-    step_ctx s = begin_body(b, w, part, t, h);
+    step_ctx s = begin_body(b, w, part, t, h, false);
     group g = {.s = &s, .count = 1, .mass = b->params.mass, .threads = 1};
     solve_and_report(&g);
     end_body(&s);
@@ -973,7 +975,7 @@ static void begin_group_body(group *g, int k, void *at) {
     const group_start *a = at;
     psb_body *b = a->w->bodies[a->bodies[k]];
     a->w->group_part[a->slot + k] = body_whole(b);
-    g->s[k] = begin_body(b, a->w, &a->w->group_part[a->slot + k], a->t, a->h);
+    g->s[k] = begin_body(b, a->w, &a->w->group_part[a->slot + k], a->t, a->h, g->link_count > 0);
     g->s[k].linked = g->link_count > 0;
 }
 
@@ -1014,7 +1016,7 @@ void implicit_team_step(const psb_world *w, int body, const body_part *part, con
     psb_body *b = w->bodies[body];
     psb_profile *prof = part->thread == 0 ? b->profile : NULL;
     const double start = prof ? profile_now() : 0.0;
-    step_ctx s = begin_body(b, w, part, t, h);
+    step_ctx s = begin_body(b, w, part, t, h, link_count > 0);
     s.linked = true;
     // (The group of one implicit_group_step would make, its mass added to 0.)
     group g = {.s = &s,

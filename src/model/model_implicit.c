@@ -609,9 +609,11 @@ static void solve(const group *g, int *newton_out, int *cg_out, bool *converged)
 }
 
 // A body's sub-step of dt from t, up to its solve: the targets y and xb,
-// BDF2's history, the sphere planes and the solve's start.
-static solve_ctx begin_step(psb_model *m, model_body *b, double t, double dt) {
-    const bool bdf2_asked = m->params.integrator == PSB_BDF2;
+// BDF2's history, the sphere planes and the solve's start. A ring in a
+// group with links steps with backward Euler under BDF2 too, and keeps
+// no history.
+static solve_ctx begin_step(psb_model *m, model_body *b, double t, double dt, bool linked) {
+    const bool bdf2_asked = m->params.integrator == PSB_BDF2 && !(linked && b->kind == PSB_RING);
     // BDF2 needs the last sub-step's start; the first is backward Euler's.
     const bool bdf2 = bdf2_asked && b->hist_h == dt;
     solve_ctx s = {
@@ -718,7 +720,7 @@ static void end_step(psb_model *m, const solve_ctx *sc) {
 }
 
 void model_implicit_step(psb_model *m, model_body *b, double t, double dt) {
-    solve_ctx s = begin_step(m, b, t, dt);
+    solve_ctx s = begin_step(m, b, t, dt, false);
     const group g = {.m = m, .count = 1, .s = &s, .link_count = 0, .link = NULL};
     solve_group(&g);
     end_step(m, &s);
@@ -760,14 +762,14 @@ void model_implicit_world_step(psb_model *m, double t, double h) {
             continue;
         }
         group g = {.m = m, .count = 0, .s = s, .link_count = 0, .link = link};
-        for (int k = first; k < bodies; k++) {
-            if (root_of(parent, k) == first) {
-                s[g.count++] = begin_step(m, m->bodies[k], t, h);
-            }
-        }
         for (int l = 0; l < m->link_count; l++) {
             if (root_of(parent, m->links[l].a) == first) {
                 link[g.link_count++] = l;
+            }
+        }
+        for (int k = first; k < bodies; k++) {
+            if (root_of(parent, k) == first) {
+                s[g.count++] = begin_step(m, m->bodies[k], t, h, g.link_count > 0);
             }
         }
         solve_group(&g);
