@@ -283,7 +283,7 @@ static void test_wakes(wake_kind kind) {
 // group takes next to no Newton steps. (When those moves into a wall were
 // counted as the step's change, the group's solve went on at a change of
 // the tolerance: over these 5 s, 435 Newton steps, and the balls never
-// came to rest, 2e-5 J of motion at 10 s.)
+// came to rest, 2.7e-5 J of motion at 10 s.)
 static void test_group_rests_in_a_box(void) {
     psb_mesh m;
     psb_error err;
