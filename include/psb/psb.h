@@ -75,6 +75,8 @@ typedef enum psb_integrator {
                   ///< (implicit.c); meant for one step of 1/60 s a frame
     PSB_BDF2,     ///< BDF2 (backward differentiation, two steps), second order, solved as
                   ///< PSB_IMPLICIT is: it damps oscillation far less than backward Euler
+                  ///< (its first step, and every step of a ring linked to another ring by
+                  ///< contact_solve, is backward Euler's)
     PSB_INTEGRATOR_COUNT,
 } psb_integrator;
 

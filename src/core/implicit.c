@@ -779,8 +779,9 @@ static bool solve(group *g, int *newton_out, int *cg_out, double *change_out,
 // A body's sub-step h from world time t, up to its solve: the context
 // (backward Euler's h until begin_step finds BDF2's history) and the
 // step's start. A ring `linked` to another steps with backward Euler under
-// BDF2 too, and keeps no history while it is: under BDF2 the pile's
-// stack of rings never came to rest (docs/contact.md, "Session 41").
+// BDF2 too, and keeps no history while it is: its links start from the
+// force they last pushed with, and that memory with BDF2's kept the
+// pile's stack of rings moving for good (docs/contact.md, "Session 41").
 static step_ctx begin_body(psb_body *b, const psb_world *w, const body_part *part, double t,
                            double h, bool linked) {
     const psb_params *p = &w->params;
