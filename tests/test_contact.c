@@ -14,8 +14,8 @@
 //   relative normal velocity becomes -e times what it was; after the whole
 //   collision the balls part at a speed that grows with e.
 // - Coulomb friction: a box sliding over a pinned slab stops after
-//   v0^2 / (2 mu g) (and half a step's slide), as a block does, and
-//   slides on without it.
+//   v0^2 / (2 mu g) less half a step's slide, as a block does under backward Euler,
+//   and slides on without it.
 // - Pinned points do not move when hit, the ball thrown at them bounces off;
 //   a body with contact off, or a world with body_contact off, is passed
 //   through; a ring and a ball (2D and 3D) never touch.
@@ -627,11 +627,13 @@ static void test_pinned(const psb_mesh *ball) {
 
 // Coulomb friction between bodies (contact inside the solve): a soft box
 // sliding at v0 over a pinned slab, gravity on, the friction rate and
-// restitution 0, slows at mu g and stops, as a block does, after
-// v0^2 / (2 mu g) + v0 h / 2: the friction acts on the velocities after the
-// step's move, so each step moves at the speed the last one left (the
-// slab's corners only, far from the box, so that nothing but the friction
-// slows it). Without Coulomb friction it keeps sliding. Returns how far the
+// restitution 0, slows at mu g and stops, as a block does under backward
+// Euler, after v0^2 / (2 mu g) - v0 h / 2: the friction is in the solve, so
+// each step moves at the speed it ends with (friction after the step's
+// move, as before session 42, gave v0^2 / (2 mu g) + v0 h / 2, 5 and 11 %
+// more here, which the 2.5 % below tells apart). The slab has its corners
+// only, far from the box, so that nothing but the friction slows it.
+// Without Coulomb friction it keeps sliding. Returns how far the
 // box slid in 1 s (its centroid), and its speed at the end into *left.
 static double slide(double mu, double v0, double *left) {
     psb_params p = free_params(1.0 / 60.0);
@@ -679,11 +681,11 @@ static void test_coulomb(void) {
         double left = 0.0;
         const double slid = slide(mu, v0, &left);
         const double h = 1.0 / 60.0;
-        const double expected = mu > 0.0 ? v0 * v0 / (2.0 * mu * g) + 0.5 * v0 * h : v0;
+        const double expected = mu > 0.0 ? v0 * v0 / (2.0 * mu * g) - 0.5 * v0 * h : v0;
         printf("coulomb: mu %.2f, the box slid %.4f m in 1 s (a block: %.4f m), %.4f m/s left\n",
                mu, slid, expected, left);
         if (mu > 0.0) {
-            CHECK(fabs(slid - expected) <= 0.05 * expected && fabs(left) < 0.02,
+            CHECK(fabs(slid - expected) <= 0.025 * expected && fabs(left) < 0.02,
                   "mu %g: the box slid %g m and kept %g m/s (a block stops after %g m)", mu, slid,
                   left, expected);
         } else {

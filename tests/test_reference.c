@@ -415,6 +415,14 @@ int main(void) {
     stiff.defs[0].params = material(2000.0, 0.1, 60.0);
     stiff.defs[0].offset = collide.defs[0].offset;
     stiff.defs[0].velocity = collide.defs[0].velocity;
+    // Without Coulomb friction: with it, this collision's eighth step under
+    // BDF2 has two solutions (G's gradient within 1e-9 m/s at both), 0.27 %
+    // of the ball apart, and the fast step, starting from the lowest of its
+    // three guesses, finds the other one than the model, which starts from
+    // its own (started from the last step's motion carried on, as the
+    // model's path goes, it agrees to 2e-11). The other solved scenes have
+    // the friction.
+    stiff.params.contact_friction = 0.0;
 
     // A ball at rest pulled by the grab spring, by its point farthest from
     // the other ball, into that ball: it pushes it along.

@@ -279,11 +279,13 @@ static void test_wakes(wake_kind kind) {
 // the floor or the ball below their constraint and the wall its penalty,
 // and every Newton direction sends them into the wall, which the line
 // search puts them back on. Solved together under BDF2 (a group: contact
-// inside the solve), they come to rest within 5 s, and from then on the
-// group takes next to no Newton steps. (When those moves into a wall were
+// inside the solve), they come to rest within 7.5 s (6.7 s here: with
+// Coulomb friction in the solve they slide into place more slowly than
+// the 5 s they took with it after the solve), and from then on the group
+// takes next to no Newton steps. (When those moves into a wall were
 // counted as the step's change, the group's solve went on at a change of
-// the tolerance: over these 5 s, 435 Newton steps, and the balls never
-// came to rest, 2.7e-5 J of motion at 10 s.)
+// the tolerance: over seconds 5 to 10, 435 Newton steps, and the balls
+// never came to rest, 2.7e-5 J of motion at 10 s.)
 static void test_group_rests_in_a_box(void) {
     psb_mesh m;
     psb_error err;
@@ -303,9 +305,9 @@ static void test_group_rests_in_a_box(void) {
     const int high = add_moving_mesh(w, &m, bp, (psb_vec3){0, 1.15, 0}, (psb_vec3){0, 0, 0});
     psb_mesh_free(&m);
     int newton = 0, linked = 0;
-    for (int s = 1; s <= 600; s++) {
+    for (int s = 1; s <= 750; s++) {
         CHECK(psb_world_step(w) == 0, "blow-up: %s", psb_world_last_event(w));
-        if (s > 300) {
+        if (s > 450) {
             newton +=
                 psb_body_solver_report(w, low).newton + psb_body_solver_report(w, high).newton;
             linked += psb_world_link_count(w) > 0;
@@ -315,11 +317,103 @@ static void test_group_rests_in_a_box(void) {
     CHECK(linked == 300, "the stacked balls touched in %d of the last 300 steps", linked);
     CHECK(newton <= 100, "the stacked balls' group took %d Newton steps in its last 300 steps",
           newton);
-    CHECK(motion < 1e-12, "the stacked balls still move after 10 s: %.3g J", motion);
+    CHECK(motion < 1e-12, "the stacked balls still move after 12.5 s: %.3g J", motion);
     psb_world_destroy(w);
 }
 
+// A box's material (1 kg): springs ks, damping kd, and gas that balances
+// an outside pressure K at its volume V (m³), so that it neither swells
+// nor shrinks at rest and stiffens as K does.
+static psb_body_params balanced(double ks, double kd, double K, double V) {
+    psb_body_params bp = material(ks, kd, K * V);
+    bp.outside_pressure = K;
+    return bp;
+}
+
+// A stiff, well filled box (1 kg, 0.3 m) set on a pinned slab tilted by
+// theta (tan theta = 0.3), contact inside the solve, one step of 1/60 s:
+// its velocity down the slope after `steps` steps, and how far its
+// centroid moved down the slope from step `from` on into *moved (m).
+static double on_slope(psb_integrator integrator, double mu, int from, int steps, double *moved) {
+    const double theta = atan(0.3), c = cos(theta), s = sin(theta);
+    psb_params p = free_params(1.0 / 60.0);
+    p.integrator = integrator;
+    p.gravity = 9.81;
+    p.contact_solve = true;
+    p.restitution = 0.0;
+    p.friction = 0.0;
+    p.contact_friction = mu;
+    psb_world *w = make_world(&p);
+    psb_mesh slab, box;
+    psb_error err = {0};
+    CHECK(psb_mesh_box(&slab, 1, (psb_vec3){1.5, 0.1, 0.5}, &err) == PSB_OK &&
+              psb_mesh_box(&box, 2, (psb_vec3){0.15, 0.15, 0.15}, &err) == PSB_OK,
+          "box: %s", err.message);
+    // Turned about z by -theta: the slab's top faces n, down the slope is d.
+    const psb_vec3 n = {s, c, 0.0}, d = {c, -s, 0.0};
+    psb_mesh *meshes[2] = {&slab, &box};
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < meshes[k]->point_count; i++) {
+            const psb_vec3 q = meshes[k]->points[i];
+            meshes[k]->points[i] = (psb_vec3){q.x * c + q.y * s, -q.x * s + q.y * c, q.z};
+        }
+    }
+    double v = 0.0;
+    if (w) {
+        const int sl = add_moving_mesh(w, &slab, balanced(1000.0, 0.0, 1000.0, 0.6),
+                                       (psb_vec3){0.0, 0.0, 0.0}, (psb_vec3){0.0, 0.0, 0.0});
+        for (int i = 0; i < psb_body_point_count(w, sl); i++) {
+            psb_body_pin(w, sl, i, psb_body_positions(w, sl)[i], &err);
+        }
+        // Up the slope, a skin above the slab.
+        const psb_vec3 at = add(scale(d, -0.8), scale(n, 0.1 + 0.15 + p.contact_thickness));
+        const int b = add_moving_mesh(w, &box, balanced(5000.0, 5.0, 5000.0, 0.027), at,
+                                      (psb_vec3){0.0, 0.0, 0.0});
+        psb_vec3 start = psb_body_measure(w, b).centroid;
+        for (int step = 1; step <= steps; step++) {
+            CHECK(psb_world_step(w) == 0, "blow-up: %s", psb_world_last_event(w));
+            if (step == from) {
+                start = psb_body_measure(w, b).centroid;
+            }
+        }
+        *moved = dot(sub(psb_body_measure(w, b).centroid, start), d);
+        v = dot(psb_body_measure(w, b).momentum, d); // (1 kg)
+        psb_world_destroy(w);
+    }
+    psb_mesh_free(&slab);
+    psb_mesh_free(&box);
+    return v;
+}
+
+// Coulomb friction inside the solve holds a box on a slope where mu is
+// more than tan theta, and lets it slide at g (sin theta - mu cos theta)
+// where less (a block under backward Euler: v = a t after t). With the
+// friction only after each step's solve (as before session 42) the held
+// box crept down the slope: each solve slid it on a frictionless contact,
+// and the friction after took away only its velocity.
+static void test_friction_on_a_slope(void) {
+    const double theta = atan(0.3), g = 9.81;
+    double moved = 0.0;
+    const double v_held = on_slope(PSB_BDF2, 0.5, 60, 300, &moved);
+    printf("slope: mu 0.5 > tan theta 0.3: the box moved %.3g m down the slope over seconds 1 "
+           "to 5, at %.3g m/s at the end\n",
+           moved, v_held);
+    CHECK(fabs(moved) < 1e-3 && fabs(v_held) < 1e-3,
+          "mu 0.5 on a slope of 0.3: the box moved %g m down it over 4 s (%g m/s at the end)",
+          moved, v_held);
+    const double mu = 0.2, t = 1.0;
+    const double a = g * (sin(theta) - mu * cos(theta));
+    const double v = on_slope(PSB_IMPLICIT, mu, 0, 60, &moved);
+    printf("slope: mu 0.2 < tan theta 0.3: after %.0f s the box slides at %.4f m/s (a block: "
+           "%.4f m/s), %.3f m down\n",
+           t, v, a * t, moved);
+    CHECK(fabs(v - a * t) <= 0.05 * a * t,
+          "mu 0.2 on a slope of 0.3: after %g s the box slides at %g m/s, a block at %g m/s", t, v,
+          a * t);
+}
+
 int main(void) {
+    test_friction_on_a_slope();
     test_group_rests_in_a_box();
     test_sleep_is_exact();
     test_sleep_threads();

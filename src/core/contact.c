@@ -66,6 +66,11 @@ typedef struct contact_body {
     // the body it pushed against plus 1 (0: none).
     double *kept_force;
     int *kept_against;
+    // A 3D body's links carried over the same way: the stretch of the
+    // friction's spring (solve_link.anchor) where the last solved sub-step
+    // left it, m, and the body it pushed against plus 1 (0: none).
+    double *kept_slip[3];
+    int *slip_against;
 
     // The grid: dims cells of size cell from origin, element indices of
     // cell c at item[cell_start[c] .. cell_start[c + 1] - 1].
@@ -205,6 +210,8 @@ void contact_body_destroy(contact_body *cb) {
         free(cb->mark);
         free(cb->kept_force);
         free(cb->kept_against);
+        free3(cb->kept_slip);
+        free(cb->slip_against);
         free3(cb->face_n);
         free3(cb->box);
         free3(cb->box + 3);
@@ -355,7 +362,9 @@ contact_body *contact_body_create(const psb_body *b) {
     if (!cb || !alloc3(cb->start, b->n_pad) || !alloc3(cb->vstart, b->n_pad) ||
         !(cb->mark = calloc((size_t)b->n_pad, 1)) ||
         !(cb->kept_force = calloc((size_t)b->n_pad, sizeof(double))) ||
-        !(cb->kept_against = calloc((size_t)b->n_pad, sizeof(int)))) {
+        !(cb->kept_against = calloc((size_t)b->n_pad, sizeof(int))) ||
+        !alloc3(cb->kept_slip, b->n_pad) ||
+        !(cb->slip_against = calloc((size_t)b->n_pad, sizeof(int)))) {
         contact_body_destroy(cb);
         return NULL;
     }
@@ -1642,6 +1651,32 @@ static bool add_link(search *out, const solve_link *l) {
     return true;
 }
 
+// A 3D link's friction (solve_link.friction), from the force it starts
+// with, k max(0, hold - start), and its anchor: the pair's relative
+// position where it starts, r, less the stretch its point's link against
+// the same body kept from the last sub-step (contact_keep_link_forces),
+// that stretch turned into the link's plane and held within the
+// friction's reach.
+static void start_friction(const psb_world *w, const psb_body *a, int ib, solve_link *l, psb_vec3 r,
+                           double start) {
+    const double f = w->params.contact_friction * l->k * fmax(0.0, l->hold - start);
+    const int k = l->p;
+    psb_vec3 kept = {0.0, 0.0, 0.0};
+    if (f > 0.0 && w->link_forces_kept && a->touch->slip_against[k] == ib + 1) {
+        const psb_vec3 n = v3(l->n[0], l->n[1], l->n[2]);
+        kept = v3(a->touch->kept_slip[0][k], a->touch->kept_slip[1][k], a->touch->kept_slip[2][k]);
+        kept = sub(kept, scale(dot(kept, n), n));
+        const double s = sqrt(dot(kept, kept)), reach = f / l->k;
+        if (s > reach) {
+            kept = scale(reach / s, kept);
+        }
+    }
+    l->friction = f;
+    l->anchor[0] = r.x - kept.x;
+    l->anchor[1] = r.y - kept.y;
+    l->anchor[2] = r.z - kept.z;
+}
+
 // The links of body a's points with body b's surface for a solved sub-step
 // of h, each point as the plain model's model_find_links does: point p
 // within R_p = delta + 2 h (|v_p| + v_B) + 2 |g| h^2 of B's surface links its
@@ -1721,6 +1756,9 @@ static bool find_pair_links(const psb_world *w, int ia, int ib, double h, int i0
         l.hold = link_hold(start, delta, h, ring);
         l.floor = fmin(0.0, start);
         l.e = q.best;
+        if (!ring) {
+            start_friction(w, a, ib, &l, sub(p, on), start);
+        }
         if (ring && w->link_forces_kept && a->touch->kept_against[k] == ib + 1) {
             // Pushing with the force it last had where it is held.
             l.hold += a->touch->kept_force[k] / l.k;
@@ -1892,6 +1930,27 @@ static double link_gap_now(const psb_world *w, const solve_link *l) {
            l->hold;
 }
 
+// Friction link l's stretch where the points are now, held within its
+// reach (past it the anchor is dragged along), kept on its point with the
+// body it pushed against.
+static void keep_slip(psb_world *w, const solve_link *l) {
+    const psb_body *a = w->bodies[l->a], *b = w->bodies[l->b];
+    const int corner[3] = {l->corner[0], l->corner[1], l->corner[2]};
+    const double beta[3] = {l->beta[0], l->beta[1], l->beta[2]};
+    const psb_vec3 n = v3(l->n[0], l->n[1], l->n[2]);
+    psb_vec3 u = sub(sub(point_at(a, l->p), surface_point(b, corner, beta, 3)),
+                     v3(l->anchor[0], l->anchor[1], l->anchor[2]));
+    u = sub(u, scale(dot(u, n), n));
+    const double s = sqrt(dot(u, u)), reach = l->friction / l->k;
+    if (s > reach) {
+        u = scale(reach / s, u);
+    }
+    a->touch->kept_slip[0][l->p] = u.x;
+    a->touch->kept_slip[1][l->p] = u.y;
+    a->touch->kept_slip[2][l->p] = u.z;
+    a->touch->slip_against[l->p] = l->b + 1;
+}
+
 // The forces the rings' links pushed with at the end of the sub-step just
 // solved, each on its point with the body it pushed against: the next
 // sub-step's link of that point against that body starts from it
@@ -1904,6 +1963,7 @@ void contact_keep_link_forces(psb_world *w) {
         const psb_body *b = w->bodies[k];
         if (b->touch) { // (every body: a shell's marks stay off while self contact is)
             memset(b->touch->kept_against, 0, (size_t)b->n_pad * sizeof(int));
+            memset(b->touch->slip_against, 0, (size_t)b->n_pad * sizeof(int));
         }
     }
     for (int m = 0; m < w->link_count; m++) {
@@ -1914,18 +1974,22 @@ void contact_keep_link_forces(psb_world *w) {
             a->touch->kept_force[l->p] = l->k * -gap;
             a->touch->kept_against[l->p] = l->b + 1;
         }
+        if (l->friction > 0.0 && link_gap_now(w, l) < 0.0) {
+            keep_slip(w, l);
+        }
     }
     w->link_forces_kept = true;
 }
 
-// Coulomb friction on the links of the sub-step of h just solved, one pass
-// in the list's order (the same on any thread count). A link that pushes at
-// the end of the solve (gap < 0) gave its pair the normal impulse
-// j_n = k (-gap) h; their relative velocity along the surface,
-// u_t = u - (u . n) n with u = v_p - sum beta_j v_j, is taken down by an
-// impulse of at most mu j_n against it, to 0 where that is enough (the pair
-// sticks). It is given to p and taken from the corners as every contact
-// impulse is, so momentum is kept. Not between rings (2D): there it locks
+// Coulomb friction on the links of the sub-step of h just solved that had
+// none in the solve (solve_link.friction, from the force a link starts
+// with: these started off the surface), one pass in the list's order (the
+// same on any thread count). A link that pushes at the end of the solve
+// (gap < 0) gave its pair the normal impulse j_n = k (-gap) h; their
+// relative velocity along the surface, u_t = u - (u . n) n with
+// u = v_p - sum beta_j v_j, is taken down by an impulse of at most mu j_n
+// against it, to 0 where that is enough (the pair sticks). It is given to p and taken from the
+// corners as every contact impulse is, so momentum is kept. Not between rings (2D): there it locks
 // crushed rings into each other (docs/contact.md, "Coulomb friction").
 void contact_link_friction(psb_world *w, double h) {
     const double mu = w->params.contact_friction;
@@ -1945,7 +2009,7 @@ void contact_link_friction(psb_world *w, double h) {
         }
         const double gap = link_gap_now(w, l);
         const double W = inverse_mass_sum(w, &c);
-        if (!(gap < 0.0) || !(W > 0.0)) {
+        if (!(gap < 0.0) || !(W > 0.0) || l->friction > 0.0) {
             continue;
         }
         const psb_vec3 u = relative_velocity(w, &c, false);

@@ -328,61 +328,128 @@ static void filter_blocks(step_ctx *s) {
     }
 }
 
-// Adds to q = H p the links' blocks other than the points' own (those are
-// in diag, and so in hessian_times already), filtered, on free points; returns
-// their share of p . q. A pushing link's whole block is k J^T J with
-// J p = (p_p - sum beta_j p_j) . n; which links push, the last evaluation
-// (at the iterate) says. (implicit_on_lead's work.)
+// Adds to q = H p pushing link l's block other than the points' own
+// (those are in diag, and so in hessian_times already), filtered, on free
+// points; returns its share of p . q. The whole block is k J^T J with
+// J p = (p_p - sum beta_j p_j) . n.
+static double push_times(const psb_world *w, const solve_link *l) {
+    const psb_body *A = w->bodies[l->a], *B = w->bodies[l->b];
+    implicit_work *WA = A->implicit, *WB = B->implicit;
+    double np[3], at[3];
+    load(WA->p, l->p, at);
+    const double own = at[0] * l->n[0] + at[1] * l->n[1] + at[2] * l->n[2];
+    double jp = own;
+    for (int j = 0; j < 3; j++) {
+        load(WB->p, l->corner[j], at);
+        np[j] = at[0] * l->n[0] + at[1] * l->n[1] + at[2] * l->n[2];
+        jp -= l->beta[j] * np[j];
+    }
+    double pq = l->k * (jp * jp - own * own);
+    double n[3], add[3];
+    if (is_free(A, l->p)) {
+        load(WA->cn, l->p, n);
+        for (int c = 0; c < 3; c++) {
+            add[c] = l->k * (jp - own) * l->n[c];
+        }
+        filter(n, add);
+        for (int c = 0; c < 3; c++) {
+            WA->q[c][l->p] += add[c];
+        }
+    }
+    for (int j = 0; j < 3; j++) {
+        const double beta = l->beta[j];
+        const int i = l->corner[j];
+        if (beta == 0.0) {
+            continue;
+        }
+        pq -= l->k * beta * beta * np[j] * np[j];
+        if (!is_free(B, i)) {
+            continue;
+        }
+        load(WB->cn, i, n);
+        for (int c = 0; c < 3; c++) {
+            add[c] = -l->k * beta * (jp + beta * np[j]) * l->n[c];
+        }
+        filter(n, add);
+        for (int c = 0; c < 3; c++) {
+            WB->q[c][i] += add[c];
+        }
+    }
+    return pq;
+}
+
+// The same for link l's friction, whose block on the pair's relative move
+// r = p_p - sum beta_j p_j is S = l->slip_block (the last evaluation's):
+// the whole is J^T S J with J p = r.
+static double slip_times(const psb_world *w, const solve_link *l) {
+    const psb_body *A = w->bodies[l->a], *B = w->bodies[l->b];
+    implicit_work *WA = A->implicit, *WB = B->implicit;
+    const double *S = l->slip_block;
+    double pp[3], pj[3][3], r[3], Sv[3], n[3], add[3];
+    load(WA->p, l->p, pp);
+    for (int c = 0; c < 3; c++) {
+        r[c] = pp[c];
+    }
+    for (int j = 0; j < 3; j++) {
+        load(WB->p, l->corner[j], pj[j]);
+        for (int c = 0; c < 3; c++) {
+            r[c] -= l->beta[j] * pj[j][c];
+        }
+    }
+    // r^T S r less each point's own p^T S p (times beta_j^2 on a corner).
+    sym_mul(S, r, Sv);
+    double pq = r[0] * Sv[0] + r[1] * Sv[1] + r[2] * Sv[2];
+    sym_mul(S, pp, add);
+    pq -= pp[0] * add[0] + pp[1] * add[1] + pp[2] * add[2];
+    if (is_free(A, l->p)) {
+        load(WA->cn, l->p, n);
+        for (int c = 0; c < 3; c++) {
+            add[c] = Sv[c] - add[c];
+        }
+        filter(n, add);
+        for (int c = 0; c < 3; c++) {
+            WA->q[c][l->p] += add[c];
+        }
+    }
+    for (int j = 0; j < 3; j++) {
+        const double beta = l->beta[j];
+        const int i = l->corner[j];
+        if (beta == 0.0) {
+            continue;
+        }
+        double own[3];
+        sym_mul(S, pj[j], own);
+        pq -= beta * beta * (pj[j][0] * own[0] + pj[j][1] * own[1] + pj[j][2] * own[2]);
+        if (!is_free(B, i)) {
+            continue;
+        }
+        load(WB->cn, i, n);
+        for (int c = 0; c < 3; c++) {
+            add[c] = -beta * (Sv[c] + beta * own[c]);
+        }
+        filter(n, add);
+        for (int c = 0; c < 3; c++) {
+            WB->q[c][i] += add[c];
+        }
+    }
+    return pq;
+}
+
+// Adds to q = H p the links' blocks other than the points' own, filtered,
+// on free points; returns their share of p . q: the pushing links' (which
+// links push, the last evaluation, at the iterate, says) and the friction
+// of those that have it. (implicit_on_lead's work.)
 static double link_times(group *g, const void *unused) {
     (void)unused;
     const psb_world *w = g->s[0].w;
     double pq = 0.0;
     for (int m = 0; m < g->link_count; m++) {
         const solve_link *l = &g->links[g->link[m]];
-        if (!g->pushing[g->link[m]]) {
-            continue;
+        if (g->pushing[g->link[m]]) {
+            pq += push_times(w, l);
         }
-        const psb_body *A = w->bodies[l->a], *B = w->bodies[l->b];
-        implicit_work *WA = A->implicit, *WB = B->implicit;
-        double np[3], at[3];
-        load(WA->p, l->p, at);
-        const double own = at[0] * l->n[0] + at[1] * l->n[1] + at[2] * l->n[2];
-        double jp = own;
-        for (int j = 0; j < 3; j++) {
-            load(WB->p, l->corner[j], at);
-            np[j] = at[0] * l->n[0] + at[1] * l->n[1] + at[2] * l->n[2];
-            jp -= l->beta[j] * np[j];
-        }
-        pq += l->k * (jp * jp - own * own);
-        double n[3], add[3];
-        if (is_free(A, l->p)) {
-            load(WA->cn, l->p, n);
-            for (int c = 0; c < 3; c++) {
-                add[c] = l->k * (jp - own) * l->n[c];
-            }
-            filter(n, add);
-            for (int c = 0; c < 3; c++) {
-                WA->q[c][l->p] += add[c];
-            }
-        }
-        for (int j = 0; j < 3; j++) {
-            const double beta = l->beta[j];
-            const int i = l->corner[j];
-            if (beta == 0.0) {
-                continue;
-            }
-            pq -= l->k * beta * beta * np[j] * np[j];
-            if (!is_free(B, i)) {
-                continue;
-            }
-            load(WB->cn, i, n);
-            for (int c = 0; c < 3; c++) {
-                add[c] = -l->k * beta * (jp + beta * np[j]) * l->n[c];
-            }
-            filter(n, add);
-            for (int c = 0; c < 3; c++) {
-                WB->q[c][i] += add[c];
-            }
+        if (l->friction > 0.0) {
+            pq += slip_times(w, l);
         }
     }
     return pq;

@@ -605,8 +605,81 @@ static double link_gap(const psb_world *w, const solve_link *l) {
     return gap;
 }
 
-// The links' energy k/2 min(0, gap)^2, J; their gradient and own blocks
-// into each body's link_g and link_d (implicit_on_lead's work).
+// Link l's Coulomb friction at the bodies' positions (solve_link.friction,
+// f): the stretch w = (I - n n^T) (r - anchor) of the pair's relative
+// position r = x_p - sum beta_j x_j is held by a spring of the link's
+// stiffness k up to the friction's reach f / k, past which it slides
+// against f: its energy k |w|^2 / 2 within the reach, f (|w| - reach / 2)
+// past it (J); its gradient on r into grad (N) and its Hessian on r into
+// l->slip_block, k (I - n n^T) within the reach, f / |w| (I - n n^T -
+// w^ w^T) past it: convex, and smooth to the first derivative.
+static double link_friction(const psb_world *w, solve_link *l, double grad[3]) {
+    const psb_body *A = w->bodies[l->a], *B = w->bodies[l->b];
+    const double *n = l->n;
+    double u[3];
+    for (int c = 0; c < 3; c++) {
+        u[c] = A->x[c][l->p] - l->anchor[c];
+        for (int j = 0; j < 3; j++) {
+            u[c] -= l->beta[j] * B->x[c][l->corner[j]];
+        }
+    }
+    const double un = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
+    for (int c = 0; c < 3; c++) {
+        u[c] -= un * n[c];
+    }
+    const double s = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    const double f = l->friction, reach = f / l->k;
+    const bool holds = s <= reach;
+    const double a = holds ? l->k : f / s; // along the plane, and on w: a and a - along
+    double *S = l->slip_block;
+    S[0] = a * (1.0 - n[0] * n[0]);
+    S[1] = -a * n[0] * n[1];
+    S[2] = -a * n[0] * n[2];
+    S[3] = a * (1.0 - n[1] * n[1]);
+    S[4] = -a * n[1] * n[2];
+    S[5] = a * (1.0 - n[2] * n[2]);
+    if (!holds) {
+        const double t[3] = {u[0] / s, u[1] / s, u[2] / s};
+        sym_add_normal(S, t, -a);
+    }
+    for (int c = 0; c < 3; c++) {
+        grad[c] = a * u[c];
+    }
+    return holds ? 0.5 * l->k * s * s : f * (s - 0.5 * reach);
+}
+
+// Adds a term of link l on the pair's relative move r (J r = x_p - sum
+// beta_j x_j) to the bodies' link_g and link_d: its gradient on r, grad,
+// and its Hessian on r, the symmetric block S, give p grad and S, and
+// corner j -beta_j grad and beta_j^2 S.
+static void add_on_pair(const psb_world *w, const solve_link *l, const double grad[3],
+                        const double S[6]) {
+    implicit_work *WA = w->bodies[l->a]->implicit, *WB = w->bodies[l->b]->implicit;
+    for (int c = 0; c < 3; c++) {
+        WA->link_g[c][l->p] += grad[c];
+    }
+    for (int e = 0; e < 6; e++) {
+        WA->link_d[6 * l->p + e] += S[e];
+    }
+    for (int j = 0; j < 3; j++) {
+        const double beta = l->beta[j];
+        if (beta == 0.0) {
+            continue;
+        }
+        const int i = l->corner[j];
+        for (int c = 0; c < 3; c++) {
+            WB->link_g[c][i] -= beta * grad[c];
+        }
+        for (int e = 0; e < 6; e++) {
+            WB->link_d[6 * i + e] += beta * beta * S[e];
+        }
+    }
+}
+
+// The links' energy, J: k/2 min(0, gap)^2 and, where a link has friction,
+// that (link_friction), whether or not it pushes at the iterate (its
+// force is the one it started with); their gradient and own blocks into
+// each body's link_g and link_d (implicit_on_lead's work).
 static double link_terms(group *g, const void *unused) {
     (void)unused;
     const psb_world *w = g->s[0].w;
@@ -620,28 +693,21 @@ static double link_terms(group *g, const void *unused) {
     }
     double energy = 0.0;
     for (int m = 0; m < g->link_count; m++) {
-        const solve_link *l = &g->links[g->link[m]];
+        solve_link *l = &g->links[g->link[m]];
         const double gap = link_gap(w, l);
         g->pushing[g->link[m]] = gap < 0.0;
-        if (!(gap < 0.0)) {
-            continue;
+        if (gap < 0.0) {
+            energy += 0.5 * l->k * gap * gap;
+            const double grad[3] = {l->k * gap * l->n[0], l->k * gap * l->n[1],
+                                    l->k * gap * l->n[2]};
+            double S[6] = {0.0};
+            sym_add_normal(S, l->n, l->k);
+            add_on_pair(w, l, grad, S);
         }
-        implicit_work *WA = w->bodies[l->a]->implicit, *WB = w->bodies[l->b]->implicit;
-        energy += 0.5 * l->k * gap * gap;
-        for (int c = 0; c < 3; c++) {
-            WA->link_g[c][l->p] += l->k * gap * l->n[c];
-        }
-        sym_add_normal(WA->link_d + 6 * l->p, l->n, l->k);
-        for (int j = 0; j < 3; j++) {
-            const double beta = l->beta[j];
-            if (beta == 0.0) {
-                continue;
-            }
-            const int i = l->corner[j];
-            for (int c = 0; c < 3; c++) {
-                WB->link_g[c][i] -= l->k * gap * beta * l->n[c];
-            }
-            sym_add_normal(WB->link_d + 6 * i, l->n, l->k * beta * beta);
+        if (l->friction > 0.0) {
+            double grad[3];
+            energy += link_friction(w, l, grad);
+            add_on_pair(w, l, grad, l->slip_block);
         }
     }
     return energy;

@@ -188,6 +188,16 @@ typedef struct solve_link {
     double hold;  // m
     double floor; // m: the deepest (x_p - q) . n it may end at, min(0, where it starts)
     int e;        // the element of b's surface q lies on
+    // Coulomb friction inside the solve (3D links; 0 for rings): mu times
+    // the force the link starts with, k max(0, hold - where it starts), N;
+    // the anchor, the pair's relative position r = x_p - q that a
+    // tangential spring of stiffness k holds it to while k |w| is at most
+    // the friction (w = (I - n n^T) (r - anchor), the stretch; past that
+    // it slides), m; and the friction's Hessian block (xx xy xz yy yz zz)
+    // on r at the last evaluation, N/m (implicit_energy.c).
+    double friction;
+    double anchor[3];
+    double slip_block[6];
 } solve_link;
 
 static inline bool vec_finite(psb_vec3 a) {

@@ -817,6 +817,32 @@ static double link_hold(double start, double delta, double h, bool ring) {
     return start >= 0.0 ? fmin(delta, start) : fmin(0.0, start + RECOVERY_SPEED * h);
 }
 
+// v less its part along the unit n.
+static psb_vec3 tangential(psb_vec3 v, psb_vec3 n) {
+    return axpy(v, -dot(v, n), n);
+}
+
+// v, shortened to `reach` where it is longer.
+static psb_vec3 within_reach(psb_vec3 v, double reach) {
+    const double s = norm(v);
+    return s > reach ? scale(reach / s, v) : v;
+}
+
+// A 3D link c's friction, mu times the force it starts with (k times how
+// far its hold is past where it starts), and its anchor: the pair's
+// relative position r = x_p - q where it starts, less the stretch the
+// point's link against the same body kept from the last sub-step, that
+// turned into c's plane and within the friction's reach.
+static void link_friction_start(const psb_model *m, model_contact *c, psb_vec3 r, double start) {
+    const model_body *A = m->bodies[c->a];
+    c->friction = m->params.contact_friction * c->k * fmax(0.0, c->hold - start);
+    psb_vec3 kept = {0.0, 0.0, 0.0};
+    if (c->friction > 0.0 && m->link_forces_kept && A->slip_against[c->p] == c->b + 1) {
+        kept = within_reach(tangential(A->kept_slip[c->p], c->n), c->friction / c->k);
+    }
+    c->anchor = sub(r, kept);
+}
+
 // The links of A's points with B's surface where the points are at the start
 // of a solved sub-step of h: each point p of A within R_p of B's surface,
 // R_p = δ + 2 h (|v_p| + v_B) + 2 |g| h² (v_B: the fastest of B's points),
@@ -898,19 +924,23 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, 
             if (ring && m->link_forces_kept && A->kept_against[i] == b + 1) {
                 c.hold += A->kept_force[i] / c.k;
             }
+            if (!ring) {
+                link_friction_start(m, &c, sub(p, feature_point(B, nearest, beta)), start);
+            }
             append(&m->links, &m->link_count, &m->link_capacity, c);
         }
     }
 }
 
 // Coulomb friction on the links, after the groups' solves of a sub-step of
-// h, one pass in the links' order: a link that pushes where the solve left
-// the points, d = (x_p - q) . n - hold < 0, gave the normal impulse
-// j_n = k (-d) h; the relative velocity along the surface,
-// u_t = u - (u . n) n, goes down by an impulse J = -min(1 / W, mu j_n / |u_t|) u_t
-// (to 0 where mu j_n is enough: the pair sticks), given to p and taken from
-// the corners. Not between rings (2D), where it locks crushed rings into
-// each other (docs/contact.md, "Coulomb friction").
+// h, on those that had none in the solve (c->friction: they started off
+// the surface), one pass in the links' order: a link that pushes where the
+// solve left the points, d = (x_p - q) . n - hold < 0, gave the normal
+// impulse j_n = k (-d) h; the relative velocity along the surface,
+// u_t = u - (u . n) n, goes down by an impulse
+// J = -min(1 / W, mu j_n / |u_t|) u_t (to 0 where that is enough: the pair
+// sticks), given to p and taken from the corners. Not between rings (2D), where it locks crushed
+// rings into each other (docs/contact.md, "Coulomb friction").
 void model_link_friction(psb_model *m, double h) {
     const double mu = m->params.contact_friction;
     for (int l = 0; l < m->link_count && mu > 0.0; l++) {
@@ -922,7 +952,7 @@ void model_link_friction(psb_model *m, double h) {
         const double d =
             dot(sub(A->x[c->p], feature_point(B, c->feature, c->beta)), c->n) - c->hold;
         const double W = contact_give(m, c);
-        if (!(d < 0.0) || !(W > 0.0)) {
+        if (!(d < 0.0) || !(W > 0.0) || c->friction > 0.0) {
             continue;
         }
         const psb_vec3 u = relative_velocity(m, c);
@@ -943,17 +973,24 @@ void model_keep_link_forces(psb_model *m) {
         model_body *B = m->bodies[k];
         for (int i = 0; i < B->n; i++) {
             B->kept_against[i] = 0;
+            B->slip_against[i] = 0;
         }
     }
     for (int l = 0; l < m->link_count; l++) {
         const model_contact *c = &m->links[l];
         model_body *A = m->bodies[c->a];
+        const psb_vec3 r = sub(A->x[c->p], feature_point(m->bodies[c->b], c->feature, c->beta));
+        const double d = dot(r, c->n) - c->hold;
+        if (d < 0.0 && c->friction > 0.0) {
+            // The friction's stretch, within its reach (past it the anchor
+            // is dragged along).
+            A->kept_slip[c->p] =
+                within_reach(tangential(sub(r, c->anchor), c->n), c->friction / c->k);
+            A->slip_against[c->p] = c->b + 1;
+        }
         if (A->kind != PSB_RING && c->a != c->b) {
             continue;
         }
-        const double d =
-            dot(sub(A->x[c->p], feature_point(m->bodies[c->b], c->feature, c->beta)), c->n) -
-            c->hold;
         if (d < 0.0) {
             A->kept_force[c->p] = c->k * -d;
             A->kept_against[c->p] = c->b + 1;

@@ -287,16 +287,21 @@ static int link_corners(const psb_model *m, const model_contact *c, int corner[3
     return model_feature_corners(m->bodies[c->b], c->feature, corner);
 }
 
-// (x_p - q) . n - δ with q = sum β_i x_i: below 0, the link pushes.
-static double link_gap(const psb_model *m, const model_contact *c) {
-    const model_body *A = m->bodies[c->a], *B = m->bodies[c->b];
+// q = sum β_i x_i, link c's point on its feature.
+static psb_vec3 feature_point_at(const psb_model *m, const model_contact *c) {
+    const model_body *B = m->bodies[c->b];
     int corner[3];
     const int count = link_corners(m, c, corner);
     psb_vec3 q = {0.0, 0.0, 0.0};
     for (int j = 0; j < count; j++) {
         q = axpy(q, c->beta[j], B->x[corner[j]]);
     }
-    return dot(sub(A->x[c->p], q), c->n) - c->hold;
+    return q;
+}
+
+// (x_p - q) . n - δ: below 0, the link pushes.
+static double link_gap(const psb_model *m, const model_contact *c) {
+    return dot(sub(m->bodies[c->a]->x[c->p], feature_point_at(m, c)), c->n) - c->hold;
 }
 
 // A link's plane keeps its feature's pseudo-normal from the sub-step's
@@ -334,6 +339,37 @@ static double link_energy(double d, double *d1, double *d2) {
     return 0.5 * d * d;
 }
 
+// Link c's Coulomb friction at the bodies' x (c->friction, f): the
+// stretch w = (I - n n^T) (x_p - q - anchor) is held by a spring of the
+// link's k up to f / k, past which the pair slides against f. Returns its
+// energy, k |w|² / 2 or f (|w| - f / (2 k)); *grad its gradient on the
+// relative position (a w), and its Hessian there a (I - n n^T), less
+// a w^ w^T when it slides (*slides, *along = w^): a = k or f / |w|.
+typedef struct friction_terms {
+    psb_vec3 grad, along;
+    double a;
+    bool slides;
+} friction_terms;
+
+static double friction_energy(const psb_model *m, const model_contact *c, friction_terms *t) {
+    const model_body *A = m->bodies[c->a];
+    const psb_vec3 r = sub(A->x[c->p], feature_point_at(m, c));
+    psb_vec3 w = sub(r, c->anchor);
+    w = axpy(w, -dot(w, c->n), c->n);
+    const double s = norm(w), reach = c->friction / c->k;
+    t->slides = s > reach;
+    t->a = t->slides ? c->friction / s : c->k;
+    t->along = t->slides ? scale(1.0 / s, w) : (psb_vec3){0.0, 0.0, 0.0};
+    t->grad = scale(t->a, w);
+    return t->slides ? c->friction * (s - 0.5 * reach) : 0.5 * c->k * s * s;
+}
+
+// The friction's Hessian (friction_energy's t) times v, a relative move.
+static psb_vec3 friction_times(const model_contact *c, const friction_terms *t, psb_vec3 v) {
+    psb_vec3 out = scale(t->a, axpy(v, -dot(v, c->n), c->n));
+    return t->slides ? axpy(out, -t->a * dot(t->along, v), t->along) : out;
+}
+
 // G of the group at the bodies' x, its gradient into each body's r (trial:
 // into q, for a line search's trial).
 static double group_energy(const group *g, bool trial) {
@@ -355,6 +391,18 @@ static double group_energy(const group *g, bool trial) {
             const int count = link_corners(g->m, c, corner);
             for (int j = 0; j < count; j++) {
                 gb[corner[j]] = axpy(gb[corner[j]], -c->k * d1 * c->beta[j], c->n);
+            }
+        }
+        if (c->friction > 0.0) {
+            friction_terms t;
+            G += friction_energy(g->m, c, &t);
+            model_body *A = g->m->bodies[c->a], *B = g->m->bodies[c->b];
+            psb_vec3 *ga = trial ? A->q : A->r, *gb = trial ? B->q : B->r;
+            ga[c->p] = add(ga[c->p], t.grad);
+            int corner[3];
+            const int count = link_corners(g->m, c, corner);
+            for (int j = 0; j < count; j++) {
+                gb[corner[j]] = axpy(gb[corner[j]], -c->beta[j], t.grad);
             }
         }
     }
@@ -383,6 +431,22 @@ static void group_hessian_times(const group *g) {
             A->q[c->p] = axpy(A->q[c->p], jp, c->n);
             for (int j = 0; j < count; j++) {
                 B->q[corner[j]] = axpy(B->q[corner[j]], -jp * c->beta[j], c->n);
+            }
+        }
+        if (c->friction > 0.0) {
+            friction_terms t;
+            friction_energy(g->m, c, &t);
+            model_body *A = g->m->bodies[c->a], *B = g->m->bodies[c->b];
+            int corner[3];
+            const int count = link_corners(g->m, c, corner);
+            psb_vec3 w = A->p[c->p];
+            for (int j = 0; j < count; j++) {
+                w = axpy(w, -c->beta[j], B->p[corner[j]]);
+            }
+            const psb_vec3 Sw = friction_times(c, &t, w);
+            A->q[c->p] = add(A->q[c->p], Sw);
+            for (int j = 0; j < count; j++) {
+                B->q[corner[j]] = axpy(B->q[corner[j]], -c->beta[j], Sw);
             }
         }
     }
@@ -414,6 +478,17 @@ static void link_diagonal(const group *g) {
             const int count = link_corners(g->m, c, corner);
             for (int j = 0; j < count; j++) {
                 B->link_k[corner[j]] += c->k * d2 * c->beta[j] * c->beta[j];
+            }
+        }
+        if (c->friction > 0.0) { // (its largest: a)
+            friction_terms t;
+            friction_energy(g->m, c, &t);
+            g->m->bodies[c->a]->link_k[c->p] += t.a;
+            model_body *B = g->m->bodies[c->b];
+            int corner[3];
+            const int count = link_corners(g->m, c, corner);
+            for (int j = 0; j < count; j++) {
+                B->link_k[corner[j]] += t.a * c->beta[j] * c->beta[j];
             }
         }
     }

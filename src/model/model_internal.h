@@ -64,6 +64,11 @@ typedef struct model_body {
     // the body it pushed against plus 1 (0: none).
     double *kept_force;
     int *kept_against;
+    // A 3D body's friction carried over the same way: the stretch of each
+    // point's link's spring (model_contact.anchor) where the last solved
+    // sub-step left it, m, and the body it pushed against plus 1 (0: none).
+    psb_vec3 *kept_slip;
+    int *slip_against;
 } model_body;
 
 // A contact between bodies (docs/contact.md): point p of body a touches
@@ -81,6 +86,11 @@ typedef struct model_contact {
     double hold;  // m: a link keeps (x_p - q) . n at least this: δ, or less where it
                   // starts nearer (there, plus what RECOVERY_SPEED moves it out)
     double floor; // m: the deepest (x_p - q) . n a link may end at, min(0, where it starts)
+    // A 3D link's Coulomb friction in the solve: mu k max(0, hold - where it
+    // starts), N, and the relative position x_p - q its tangential spring
+    // (stiffness k, up to that force; past it, sliding) holds it to, m.
+    double friction;
+    psb_vec3 anchor;
 } model_contact;
 
 struct psb_model {

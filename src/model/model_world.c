@@ -63,6 +63,8 @@ static void body_free(model_body *b) {
     free(b->link_k);
     free(b->kept_force);
     free(b->kept_against);
+    free(b->kept_slip);
+    free(b->slip_against);
     free(b);
 }
 
@@ -307,17 +309,18 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
         b->link_k = calloc(n, sizeof(double));
         b->kept_force = calloc(n, sizeof(double));
         b->kept_against = calloc(n, sizeof(int));
-        psb_vec3 **vectors[] = {&b->x,     &b->v,       &b->pin_at, &b->hist_x, &b->hist_v,
-                                &b->end_x, &b->end_v,   &b->x0,     &b->v0,     &b->sx,
-                                &b->sv,    &b->f,       &b->y,      &b->xb,     &b->g,
-                                &b->d,     &b->r,       &b->z,      &b->p,      &b->q,
-                                &b->xs,    &b->plane_n, &b->x_step, &b->v_step, &b->x_found};
+        b->slip_against = calloc(n, sizeof(int));
+        psb_vec3 **vectors[] = {
+            &b->x,       &b->v,      &b->pin_at, &b->hist_x,  &b->hist_v,   &b->end_x, &b->end_v,
+            &b->x0,      &b->v0,     &b->sx,     &b->sv,      &b->f,        &b->y,     &b->xb,
+            &b->g,       &b->d,      &b->r,      &b->z,       &b->p,        &b->q,     &b->xs,
+            &b->plane_n, &b->x_step, &b->v_step, &b->x_found, &b->kept_slip};
         for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++) {
             *vectors[k] = calloc(n, sizeof(psb_vec3));
             ok = ok && *vectors[k];
         }
         ok = ok && rest && b->tri && b->mass && b->pinned && b->plane_d && b->touched &&
-             b->link_k && b->kept_force && b->kept_against;
+             b->link_k && b->kept_force && b->kept_against && b->slip_against;
     }
     if (ok) {
         memcpy(b->tri, def->triangles ? def->triangles : (const int[3]){0},
