@@ -994,7 +994,7 @@ void implicit_group_step(const psb_world *w, const int *bodies, int count, int s
                  .links = w->links,
                  .link = link,
                  .link_count = link_count,
-                 .pushing = w->link_pushing,
+                 .acting = w->link_acting,
                  .threads = threads};
     group *g = &all;
     group_start start_at = {w, bodies, slot, t, h};
@@ -1025,7 +1025,7 @@ void implicit_team_step(const psb_world *w, int body, const body_part *part, con
                .links = w->links,
                .link = link,
                .link_count = link_count,
-               .pushing = w->link_pushing,
+               .acting = w->link_acting,
                .mass = 0.0 + b->params.mass,
                .threads = 1};
     solve_and_report(&g);

@@ -328,63 +328,15 @@ static void filter_blocks(step_ctx *s) {
     }
 }
 
-// Adds to q = H p pushing link l's block other than the points' own
-// (those are in diag, and so in hessian_times already), filtered, on free
-// points; returns its share of p . q. The whole block is k J^T J with
-// J p = (p_p - sum beta_j p_j) . n.
-static double push_times(const psb_world *w, const solve_link *l) {
+// Adds to q = H p acting link l's block other than the points' own (those
+// are in diag, and so in hessian_times already), filtered, on free points;
+// returns its share of p . q. Its block on the pair's relative move
+// r = J p = p_p - sum beta_j p_j is S = l->block (the last evaluation's,
+// at the iterate): the whole is J^T S J.
+static double link_block_times(const psb_world *w, const solve_link *l) {
     const psb_body *A = w->bodies[l->a], *B = w->bodies[l->b];
     implicit_work *WA = A->implicit, *WB = B->implicit;
-    double np[3], at[3];
-    load(WA->p, l->p, at);
-    const double own = at[0] * l->n[0] + at[1] * l->n[1] + at[2] * l->n[2];
-    double jp = own;
-    for (int j = 0; j < 3; j++) {
-        load(WB->p, l->corner[j], at);
-        np[j] = at[0] * l->n[0] + at[1] * l->n[1] + at[2] * l->n[2];
-        jp -= l->beta[j] * np[j];
-    }
-    double pq = l->k * (jp * jp - own * own);
-    double n[3], add[3];
-    if (is_free(A, l->p)) {
-        load(WA->cn, l->p, n);
-        for (int c = 0; c < 3; c++) {
-            add[c] = l->k * (jp - own) * l->n[c];
-        }
-        filter(n, add);
-        for (int c = 0; c < 3; c++) {
-            WA->q[c][l->p] += add[c];
-        }
-    }
-    for (int j = 0; j < 3; j++) {
-        const double beta = l->beta[j];
-        const int i = l->corner[j];
-        if (beta == 0.0) {
-            continue;
-        }
-        pq -= l->k * beta * beta * np[j] * np[j];
-        if (!is_free(B, i)) {
-            continue;
-        }
-        load(WB->cn, i, n);
-        for (int c = 0; c < 3; c++) {
-            add[c] = -l->k * beta * (jp + beta * np[j]) * l->n[c];
-        }
-        filter(n, add);
-        for (int c = 0; c < 3; c++) {
-            WB->q[c][i] += add[c];
-        }
-    }
-    return pq;
-}
-
-// The same for link l's friction, whose block on the pair's relative move
-// r = p_p - sum beta_j p_j is S = l->slip_block (the last evaluation's):
-// the whole is J^T S J with J p = r.
-static double slip_times(const psb_world *w, const solve_link *l) {
-    const psb_body *A = w->bodies[l->a], *B = w->bodies[l->b];
-    implicit_work *WA = A->implicit, *WB = B->implicit;
-    const double *S = l->slip_block;
+    const double *S = l->block;
     double pp[3], pj[3][3], r[3], Sv[3], n[3], add[3];
     load(WA->p, l->p, pp);
     for (int c = 0; c < 3; c++) {
@@ -435,21 +387,17 @@ static double slip_times(const psb_world *w, const solve_link *l) {
     return pq;
 }
 
-// Adds to q = H p the links' blocks other than the points' own, filtered,
-// on free points; returns their share of p . q: the pushing links' (which
-// links push, the last evaluation, at the iterate, says) and the friction
-// of those that have it. (implicit_on_lead's work.)
+// Adds to q = H p the acting links' blocks other than the points' own,
+// filtered, on free points; returns their share of p . q (which links act,
+// pushing or rubbing, the last evaluation, at the iterate, says).
+// (implicit_on_lead's work.)
 static double link_times(group *g, const void *unused) {
     (void)unused;
     const psb_world *w = g->s[0].w;
     double pq = 0.0;
     for (int m = 0; m < g->link_count; m++) {
-        const solve_link *l = &g->links[g->link[m]];
-        if (g->pushing[g->link[m]]) {
-            pq += push_times(w, l);
-        }
-        if (l->friction > 0.0) {
-            pq += slip_times(w, l);
+        if (g->acting[g->link[m]]) {
+            pq += link_block_times(w, &g->links[g->link[m]]);
         }
     }
     return pq;

@@ -610,10 +610,10 @@ static double link_gap(const psb_world *w, const solve_link *l) {
 // position r = x_p - sum beta_j x_j is held by a spring of the link's
 // stiffness k up to the friction's reach f / k, past which it slides
 // against f: its energy k |w|^2 / 2 within the reach, f (|w| - reach / 2)
-// past it (J); its gradient on r into grad (N) and its Hessian on r into
-// l->slip_block, k (I - n n^T) within the reach, f / |w| (I - n n^T -
-// w^ w^T) past it: convex, and smooth to the first derivative.
-static double link_friction(const psb_world *w, solve_link *l, double grad[3]) {
+// past it (J); its gradient on r added to grad (N) and its Hessian on r to
+// the symmetric block S, k (I - n n^T) within the reach, f / |w| (I - n n^T
+// - w^ w^T) past it: convex, and smooth to the first derivative.
+static double link_friction(const psb_world *w, const solve_link *l, double grad[3], double S[6]) {
     const psb_body *A = w->bodies[l->a], *B = w->bodies[l->b];
     const double *n = l->n;
     double u[3];
@@ -631,19 +631,18 @@ static double link_friction(const psb_world *w, solve_link *l, double grad[3]) {
     const double f = l->friction, reach = f / l->k;
     const bool holds = s <= reach;
     const double a = holds ? l->k : f / s; // along the plane, and on w: a and a - along
-    double *S = l->slip_block;
-    S[0] = a * (1.0 - n[0] * n[0]);
-    S[1] = -a * n[0] * n[1];
-    S[2] = -a * n[0] * n[2];
-    S[3] = a * (1.0 - n[1] * n[1]);
-    S[4] = -a * n[1] * n[2];
-    S[5] = a * (1.0 - n[2] * n[2]);
+    S[0] += a * (1.0 - n[0] * n[0]);
+    S[1] -= a * n[0] * n[1];
+    S[2] -= a * n[0] * n[2];
+    S[3] += a * (1.0 - n[1] * n[1]);
+    S[4] -= a * n[1] * n[2];
+    S[5] += a * (1.0 - n[2] * n[2]);
     if (!holds) {
         const double t[3] = {u[0] / s, u[1] / s, u[2] / s};
         sym_add_normal(S, t, -a);
     }
     for (int c = 0; c < 3; c++) {
-        grad[c] = a * u[c];
+        grad[c] += a * u[c];
     }
     return holds ? 0.5 * l->k * s * s : f * (s - 0.5 * reach);
 }
@@ -679,7 +678,8 @@ static void add_on_pair(const psb_world *w, const solve_link *l, const double gr
 // The links' energy, J: k/2 min(0, gap)^2 and, where a link has friction,
 // that (link_friction), whether or not it pushes at the iterate (its
 // force is the one it started with); their gradient and own blocks into
-// each body's link_g and link_d (implicit_on_lead's work).
+// each body's link_g and link_d, and each acting link's whole block on its
+// pair's relative move into its block (implicit_on_lead's work).
 static double link_terms(group *g, const void *unused) {
     (void)unused;
     const psb_world *w = g->s[0].w;
@@ -695,20 +695,24 @@ static double link_terms(group *g, const void *unused) {
     for (int m = 0; m < g->link_count; m++) {
         solve_link *l = &g->links[g->link[m]];
         const double gap = link_gap(w, l);
-        g->pushing[g->link[m]] = gap < 0.0;
+        const bool acts = gap < 0.0 || l->friction > 0.0;
+        g->acting[g->link[m]] = acts;
+        if (!acts) {
+            continue;
+        }
+        double grad[3] = {0.0, 0.0, 0.0};
+        memset(l->block, 0, sizeof l->block);
         if (gap < 0.0) {
             energy += 0.5 * l->k * gap * gap;
-            const double grad[3] = {l->k * gap * l->n[0], l->k * gap * l->n[1],
-                                    l->k * gap * l->n[2]};
-            double S[6] = {0.0};
-            sym_add_normal(S, l->n, l->k);
-            add_on_pair(w, l, grad, S);
+            for (int c = 0; c < 3; c++) {
+                grad[c] = l->k * gap * l->n[c];
+            }
+            sym_add_normal(l->block, l->n, l->k);
         }
         if (l->friction > 0.0) {
-            double grad[3];
-            energy += link_friction(w, l, grad);
-            add_on_pair(w, l, grad, l->slip_block);
+            energy += link_friction(w, l, grad, l->block);
         }
+        add_on_pair(w, l, grad, l->block);
     }
     return energy;
 }

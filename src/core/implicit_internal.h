@@ -172,9 +172,9 @@ typedef struct group {
     solve_link *links; // the world's (the solve may make their normals again)
     const int *link;   // link_count indices into links
     int link_count;
-    unsigned char *pushing; // per link (world index): it pushed at the last evaluation
-    double mass;            // the bodies' total, kg
-    int threads;            // the bodies' own work runs side by side on this many threads
+    unsigned char *acting; // per link (world index): it pushed or rubbed at the last evaluation
+    double mass;           // the bodies' total, kg
+    int threads;           // the bodies' own work runs side by side on this many threads
 } group;
 
 // One body's share of a group's work: body k of g, with the caller's arg.

@@ -161,7 +161,8 @@ struct psb_world {
     // solves the groups they join): the links of the last sub-step.
     struct solve_link *links;
     int link_count, link_capacity;
-    unsigned char *link_pushing;  // per link: it pushed at its group's last evaluation (scratch)
+    unsigned char *link_acting;   // per link: it pushed or rubbed at its group's last evaluation
+                                  // (scratch)
     bool link_forces_kept;        // the rings' links' forces of the last sub-step are kept:
                                   // it was solved with them (contact_keep_link_forces)
     int *group_of;                // per body: its group's first body (scratch)
@@ -190,14 +191,15 @@ typedef struct solve_link {
     int e;        // the element of b's surface q lies on
     // Coulomb friction inside the solve (3D links; 0 for rings): mu times
     // the force the link starts with, k max(0, hold - where it starts), N;
-    // the anchor, the pair's relative position r = x_p - q that a
+    // and the anchor, the pair's relative position r = x_p - q that a
     // tangential spring of stiffness k holds it to while k |w| is at most
     // the friction (w = (I - n n^T) (r - anchor), the stretch; past that
-    // it slides), m; and the friction's Hessian block (xx xy xz yy yz zz)
-    // on r at the last evaluation, N/m (implicit_energy.c).
+    // it slides), m (implicit_energy.c).
     double friction;
     double anchor[3];
-    double slip_block[6];
+    // The link's Hessian block (xx xy xz yy yz zz) on r at the last
+    // evaluation: k n n^T while it pushes, plus the friction's, N/m.
+    double block[6];
 } solve_link;
 
 static inline bool vec_finite(psb_vec3 a) {

@@ -98,7 +98,7 @@ void psb_world_destroy(psb_world *w) {
     free(w->group_start);
     free(w->group_member);
     free(w->group_link);
-    free(w->link_pushing);
+    free(w->link_acting);
     free(w->group_ctx);
     free(w->group_part);
     free(w);

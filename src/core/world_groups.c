@@ -52,11 +52,11 @@ bool world_reserve_groups(psb_world *w, int bodies, int links) {
         if (runs) {
             w->group_link = runs;
         }
-        unsigned char *pushing = realloc(w->link_pushing, (size_t)links);
-        if (pushing) {
-            w->link_pushing = pushing;
+        unsigned char *acting = realloc(w->link_acting, (size_t)links);
+        if (acting) {
+            w->link_acting = acting;
         }
-        if (!all || !runs || !pushing) {
+        if (!all || !runs || !acting) {
             return false;
         }
         w->link_capacity = links;
