@@ -156,10 +156,11 @@ typedef struct psb_params {
                               ///< point closer than this to another body's surface is pushed out
                               ///< (from a cloth: on the side it came from)
     double contact_friction;  ///< with contact_solve: Coulomb friction between 3D bodies (>= 0;
-                              ///< default 0.5): each step a pressed pair's sliding is slowed by
-                              ///< up to this times the normal impulse it gave (to a stop where
-                              ///< that is enough), on top of the friction rate; not between
-                              ///< rings
+                              ///< default 0.5): a pair pressed at the step's start is held in
+                              ///< the solve by up to this times the force it started with (past
+                              ///< that it slides against it), a new contact's sliding slowed
+                              ///< after it by up to this times the impulse it gave; on top of
+                              ///< the friction rate; not between rings
     bool contact_solve; ///< with body_contact and a solved integrator (implicit, bdf2): contact
                         ///< inside the solve (docs/contact.md): bodies that may touch in a
                         ///< sub-step are solved together, held apart by links (default off)

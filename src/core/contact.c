@@ -68,7 +68,8 @@ typedef struct contact_body {
     int *kept_against;
     // A 3D body's links carried over the same way: the stretch of the
     // friction's spring (solve_link.anchor) where the last solved sub-step
-    // left it, m, and the body it pushed against plus 1 (0: none).
+    // left it, m, and the body it pushed against plus 1 (0: none); a point
+    // with two such links keeps the later one's.
     double *kept_slip[3];
     int *slip_against;
 
@@ -1988,9 +1989,10 @@ void contact_keep_link_forces(psb_world *w) {
 // (gap < 0) gave its pair the normal impulse j_n = k (-gap) h; their
 // relative velocity along the surface, u_t = u - (u . n) n with
 // u = v_p - sum beta_j v_j, is taken down by an impulse of at most mu j_n
-// against it, to 0 where that is enough (the pair sticks). It is given to p and taken from the
-// corners as every contact impulse is, so momentum is kept. Not between rings (2D): there it locks
-// crushed rings into each other (docs/contact.md, "Coulomb friction").
+// against it, to 0 where that is enough (the pair sticks). It is given to
+// p and taken from the corners as every contact impulse is, so momentum is
+// kept. Not between rings (2D): there it locks crushed rings into each
+// other (docs/contact.md, "Coulomb friction").
 void contact_link_friction(psb_world *w, double h) {
     const double mu = w->params.contact_friction;
     if (!(mu > 0.0)) {

@@ -191,8 +191,8 @@ static const psb_param_info param_table[] = {
      .type = PSB_PARAM_REAL, .count = 1, .min = 0.0, .max = 1.0, .scale = PSB_SCALE_LINEAR,
      .typical_min = 0.0, .typical_max = 0.1},
     {WORLD(contact_friction), .name = "contact-friction", .unit = "",
-     .help = "Coulomb friction between 3D bodies (contact inside the solve): a pressed pair's "
-             "sliding is slowed each step by up to this times the push between them",
+     .help = "Coulomb friction between 3D bodies (contact inside the solve): a pressed pair is "
+             "held, or its sliding slowed, by up to this times the push between them",
      .type = PSB_PARAM_REAL, .count = 1, .min = 0.0, .max = 100.0, .scale = PSB_SCALE_LINEAR,
      .typical_min = 0.0, .typical_max = 2.0},
     {WORLD(threads), .name = "threads", .unit = "",

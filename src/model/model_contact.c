@@ -939,8 +939,9 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, 
 // impulse j_n = k (-d) h; the relative velocity along the surface,
 // u_t = u - (u . n) n, goes down by an impulse
 // J = -min(1 / W, mu j_n / |u_t|) u_t (to 0 where that is enough: the pair
-// sticks), given to p and taken from the corners. Not between rings (2D), where it locks crushed
-// rings into each other (docs/contact.md, "Coulomb friction").
+// sticks), given to p and taken from the corners. Not between rings (2D),
+// where it locks crushed rings into each other (docs/contact.md, "Coulomb
+// friction").
 void model_link_friction(psb_model *m, double h) {
     const double mu = m->params.contact_friction;
     for (int l = 0; l < m->link_count && mu > 0.0; l++) {

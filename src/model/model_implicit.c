@@ -339,18 +339,20 @@ static double link_energy(double d, double *d1, double *d2) {
     return 0.5 * d * d;
 }
 
-// Link c's Coulomb friction at the bodies' x (c->friction, f): the
-// stretch w = (I - n n^T) (x_p - q - anchor) is held by a spring of the
-// link's k up to f / k, past which the pair slides against f. Returns its
-// energy, k |w|² / 2 or f (|w| - f / (2 k)); *grad its gradient on the
-// relative position (a w), and its Hessian there a (I - n n^T), less
-// a w^ w^T when it slides (*slides, *along = w^): a = k or f / |w|.
+// A link's friction where the points are (friction_energy): its gradient
+// on the pair's relative position, a w, and its Hessian there,
+// a (I - n n^T), less a w^ w^T when it slides (along = w^): a = k while it
+// holds, f / |w| while it slides.
 typedef struct friction_terms {
     psb_vec3 grad, along;
     double a;
     bool slides;
 } friction_terms;
 
+// Link c's Coulomb friction at the bodies' x (c->friction, f): the
+// stretch w = (I - n n^T) (x_p - q - anchor) is held by a spring of the
+// link's k up to f / k, past which the pair slides against f. Returns its
+// energy, k |w|² / 2 or f (|w| - f / (2 k)); its terms into t.
 static double friction_energy(const psb_model *m, const model_contact *c, friction_terms *t) {
     const model_body *A = m->bodies[c->a];
     const psb_vec3 r = sub(A->x[c->p], feature_point_at(m, c));

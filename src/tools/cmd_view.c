@@ -282,8 +282,8 @@ static const psb_option view_table[] = {
      .param = "contact-friction",
      .offset = VIEW_FIELD(config.scene_config.params.contact_friction),
      .meta = "MU",
-     .help = "Coulomb friction between 3D bodies (contact inside the solve): a pressed pair's "
-             "sliding is slowed each step by up to this times the push between them"},
+     .help = "Coulomb friction between 3D bodies (contact inside the solve): a pressed pair is "
+             "held, or its sliding slowed, by up to this times the push between them"},
     {.name = "grab-k",
      .type = PSB_OPT_NUMBER,
      .offset = VIEW_FIELD(config.grab_k),
