@@ -1958,7 +1958,8 @@ static void keep_slip(psb_world *w, const solve_link *l) {
 // (find_pair_links), so a ring pressed on another does not sink by its load
 // over k each sub-step. A point with two pushing links keeps the later one's.
 // And the points of 3D bodies whose links with their own body pushed
-// (SELF_KEEP).
+// (SELF_KEEP), and the stretch of each 3D link's friction that still pushes
+// (keep_slip).
 void contact_keep_link_forces(psb_world *w) {
     for (int k = 0; k < w->body_count; k++) {
         const psb_body *b = w->bodies[k];
@@ -1984,7 +1985,7 @@ void contact_keep_link_forces(psb_world *w) {
 
 // Coulomb friction on the links of the sub-step of h just solved that had
 // none in the solve (solve_link.friction, from the force a link starts
-// with: these started off the surface), one pass in the list's order (the
+// with: these started outside the skin), one pass in the list's order (the
 // same on any thread count). A link that pushes at the end of the solve
 // (gap < 0) gave its pair the normal impulse j_n = k (-gap) h; their
 // relative velocity along the surface, u_t = u - (u . n) n with

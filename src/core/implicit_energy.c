@@ -630,7 +630,7 @@ static double link_friction(const psb_world *w, const solve_link *l, double grad
     const double s = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
     const double f = l->friction, reach = f / l->k;
     const bool holds = s <= reach;
-    const double a = holds ? l->k : f / s; // along the plane, and on w: a and a - along
+    const double a = holds ? l->k : f / s; // along the plane (sliding: none along w)
     S[0] += a * (1.0 - n[0] * n[0]);
     S[1] -= a * n[0] * n[1];
     S[2] -= a * n[0] * n[2];

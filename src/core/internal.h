@@ -163,8 +163,9 @@ struct psb_world {
     int link_count, link_capacity;
     unsigned char *link_acting;   // per link: it pushed or rubbed at its group's last evaluation
                                   // (scratch)
-    bool link_forces_kept;        // the rings' links' forces of the last sub-step are kept:
-                                  // it was solved with them (contact_keep_link_forces)
+    bool link_forces_kept;        // the links' kept forces and friction stretches of the last
+                                  // sub-step hold: it was solved with them
+                                  // (contact_keep_link_forces)
     int *group_of;                // per body: its group's first body (scratch)
     int *group_index;             // per body that is a group's first: the group's index (scratch)
     int *group_start;             // per group: where its bodies and links start (scratch, 2 per)
@@ -433,11 +434,12 @@ void world_step_together(psb_world *w);
 /// contact_step's): the rest were left.
 bool contact_find_links(psb_world *w, double h);
 /// Coulomb friction (contact_friction) on the links of the sub-step of h
-/// just solved, from the normal impulse each gave (contact.c).
+/// just solved that had none in the solve (they started outside the skin),
+/// from the normal impulse each gave (contact.c).
 void contact_link_friction(psb_world *w, double h);
 /// Keeps the force each ring's link pushed with at the end of the sub-step
-/// just solved, for the next sub-step's links of the same point and body
-/// (contact.c).
+/// just solved, and each 3D link's friction stretch, for the next
+/// sub-step's links of the same point and body (contact.c).
 void contact_keep_link_forces(psb_world *w);
 /// The pseudo-normal of 3D link l's feature where the points are now, into
 /// n (against a cloth, on the side of the link's n); a ring's link's n as

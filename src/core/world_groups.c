@@ -196,8 +196,9 @@ static void step_group(psb_world *w, int g, double t, double h, int threads) {
     implicit_group_step(w, w->group_member + first, count, first, link, link_count, t, h, threads);
 }
 
-// Coulomb friction on the links of the sub-step of h just solved, and the
-// rings' links' forces kept for the next (contact's time).
+// Coulomb friction on the links of the sub-step of h just solved that had
+// none in the solve, and the rings' links' forces and the 3D links'
+// friction stretches kept for the next (contact's time).
 static void rub_links(psb_world *w, double h) {
     const double from = w->profiling ? profile_now() : 0.0;
     contact_link_friction(w, h);

@@ -933,8 +933,8 @@ static void find_pair_links(psb_model *m, int a, int b, double h, double kappa, 
 }
 
 // Coulomb friction on the links, after the groups' solves of a sub-step of
-// h, on those that had none in the solve (c->friction: they started off
-// the surface), one pass in the links' order: a link that pushes where the
+// h, on those that had none in the solve (c->friction: they started
+// outside the skin), one pass in the links' order: a link that pushes where the
 // solve left the points, d = (x_p - q) . n - hold < 0, gave the normal
 // impulse j_n = k (-d) h; the relative velocity along the surface,
 // u_t = u - (u . n) n, goes down by an impulse
@@ -967,8 +967,9 @@ void model_link_friction(psb_model *m, double h) {
 
 // The rings' links' forces where the solve left the points, each kept on
 // its point with the body it pushed against (a point with two pushing links
-// keeps the later one's); and the points of 3D bodies whose links with
-// their own body pushed (SELF_KEEP).
+// keeps the later one's); the points of 3D bodies whose links with their
+// own body pushed (SELF_KEEP); and the stretch of each 3D link's friction
+// that still pushes, the same way.
 void model_keep_link_forces(psb_model *m) {
     for (int k = 0; k < m->body_count; k++) {
         model_body *B = m->bodies[k];

@@ -412,7 +412,8 @@ static double group_energy(const group *g, bool trial) {
 }
 
 // q = H p over the group, filtered: each body's own, then each pushing
-// link's k J^T J p with J p = (p_p - sum β_i p_i) . n.
+// link's k J^T J p with J p = (p_p - sum β_i p_i) . n, and each friction
+// link's (friction_times on the pair's relative move).
 static void group_hessian_times(const group *g) {
     for (int k = 0; k < g->count; k++) {
         hessian_times(&g->s[k], g->s[k].b->p, g->s[k].b->q);
@@ -461,7 +462,8 @@ static void group_hessian_times(const group *g) {
 }
 
 // Each point's share of the pushing links' diagonal, k for p and k β_i² for
-// a corner: the preconditioner's.
+// a corner, and of the friction links' (their largest, friction_terms.a):
+// the preconditioner's.
 static void link_diagonal(const group *g) {
     for (int k = 0; k < g->count; k++) {
         model_body *b = g->s[k].b;

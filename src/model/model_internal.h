@@ -108,7 +108,8 @@ struct psb_model {
     long put_back;        // points put back out of another body so far
     model_contact *links; // those the solved step holds in its solve
     int link_count, link_capacity;
-    bool link_forces_kept; // the last sub-step was solved with links: kept_force holds
+    bool link_forces_kept; // the last sub-step was solved with links: kept_force and kept_slip
+                           // hold
 };
 
 static inline psb_vec3 add(psb_vec3 a, psb_vec3 b) {
@@ -167,10 +168,12 @@ int model_feature_corners(const model_body *b, int f, int corner[3]);
 psb_vec3 model_link_normal(const psb_model *m, const model_contact *c);
 // The links of a solved sub-step of h between bodies (model_contact.c).
 void model_find_links(psb_model *m, double h, double kappa, double ring_kappa);
-// Coulomb friction (contact_friction) on the links, after a sub-step of h.
+// Coulomb friction (contact_friction) on the links that had none in the
+// solve (they started outside the skin), after a sub-step of h.
 void model_link_friction(psb_model *m, double h);
 /// Keeps the force each ring's link pushed with at the end of the sub-step
-/// just solved, for the next sub-step's link of the same point and body.
+/// just solved, and each 3D link's friction stretch, for the next
+/// sub-step's link of the same point and body.
 void model_keep_link_forces(psb_model *m);
 // Whether this step holds the bodies apart inside the solve (contact inside
 // the solve on, an implicit integrator, body_contact on).
