@@ -1971,12 +1971,13 @@ void contact_keep_link_forces(psb_world *w) {
     for (int m = 0; m < w->link_count; m++) {
         const solve_link *l = &w->links[m];
         const psb_body *a = w->bodies[l->a];
-        const double gap = a->kind == PSB_RING || l->a == l->b ? link_gap_now(w, l) : 0.0;
-        if (gap < 0.0) {
+        const bool force = a->kind == PSB_RING || l->a == l->b, slip = l->friction > 0.0;
+        const double gap = force || slip ? link_gap_now(w, l) : 0.0;
+        if (force && gap < 0.0) {
             a->touch->kept_force[l->p] = l->k * -gap;
             a->touch->kept_against[l->p] = l->b + 1;
         }
-        if (l->friction > 0.0 && link_gap_now(w, l) < 0.0) {
+        if (slip && gap < 0.0) {
             keep_slip(w, l);
         }
     }

@@ -422,35 +422,25 @@ static void group_hessian_times(const group *g) {
         const model_contact *c = &g->m->links[g->link[l]];
         double d1, d2;
         link_energy(link_gap(g->m, c), &d1, &d2);
-        if (d2 > 0.0) {
-            model_body *A = g->m->bodies[c->a], *B = g->m->bodies[c->b];
-            int corner[3];
-            const int count = link_corners(g->m, c, corner);
-            psb_vec3 w = A->p[c->p];
-            for (int j = 0; j < count; j++) {
-                w = axpy(w, -c->beta[j], B->p[corner[j]]);
-            }
-            const double jp = c->k * d2 * dot(w, c->n);
-            A->q[c->p] = axpy(A->q[c->p], jp, c->n);
-            for (int j = 0; j < count; j++) {
-                B->q[corner[j]] = axpy(B->q[corner[j]], -jp * c->beta[j], c->n);
-            }
+        if (!(d2 > 0.0) && !(c->friction > 0.0)) {
+            continue;
         }
+        model_body *A = g->m->bodies[c->a], *B = g->m->bodies[c->b];
+        int corner[3];
+        const int count = link_corners(g->m, c, corner);
+        psb_vec3 w = A->p[c->p]; // the pair's relative move
+        for (int j = 0; j < count; j++) {
+            w = axpy(w, -c->beta[j], B->p[corner[j]]);
+        }
+        psb_vec3 Hw = scale(c->k * d2 * dot(w, c->n), c->n);
         if (c->friction > 0.0) {
             friction_terms t;
             friction_energy(g->m, c, &t);
-            model_body *A = g->m->bodies[c->a], *B = g->m->bodies[c->b];
-            int corner[3];
-            const int count = link_corners(g->m, c, corner);
-            psb_vec3 w = A->p[c->p];
-            for (int j = 0; j < count; j++) {
-                w = axpy(w, -c->beta[j], B->p[corner[j]]);
-            }
-            const psb_vec3 Sw = friction_times(c, &t, w);
-            A->q[c->p] = add(A->q[c->p], Sw);
-            for (int j = 0; j < count; j++) {
-                B->q[corner[j]] = axpy(B->q[corner[j]], -c->beta[j], Sw);
-            }
+            Hw = add(Hw, friction_times(c, &t, w));
+        }
+        A->q[c->p] = add(A->q[c->p], Hw);
+        for (int j = 0; j < count; j++) {
+            B->q[corner[j]] = axpy(B->q[corner[j]], -c->beta[j], Hw);
         }
     }
     for (int k = 0; k < g->count; k++) {
