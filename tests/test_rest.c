@@ -18,8 +18,11 @@
 // - Waking: a poke, more gas, a grab, a pin, gravity turned off and a
 //   sphere added under it each wake the sleeping ball, and it responds.
 // - A group comes to rest too: two balls stacked in a box narrower than
-//   they are, under BDF2, end still with next to no Newton steps.
+//   they are, under BDF2, end still with next to no Newton steps; under
+//   backward Euler the group dozes (implicit_group_dozes) to the bit, on
+//   1 and 2 threads alike, and a poke or a ball dropped onto it wakes it.
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,24 +289,34 @@ static void test_wakes(wake_kind kind) {
 // counted as the step's change, the group's solve went on at a change of
 // the tolerance: over seconds 5 to 10, 435 Newton steps, and the balls
 // never came to rest, 2.7e-5 J of motion at 10 s.)
-static void test_group_rests_in_a_box(void) {
+// Two balls of the drop's material (kd 20) stacked in that box, solved
+// together (contact inside the solve) with `integrator` on `threads`
+// threads: their ids into *low and *high.
+static psb_world *stacked_in_box(psb_integrator integrator, int threads, int *low, int *high) {
     psb_mesh m;
     psb_error err;
     CHECK(psb_mesh_icosphere(&m, 3, 0.4, &err) == PSB_OK, "icosphere: %s", err.message);
-    psb_params p = rest_params(PSB_BDF2, 1);
+    psb_params p = rest_params(integrator, threads);
     p.contact_solve = true;
     p.walls = true;
     p.walls_min = (psb_vec3){-0.35, -5.0, -0.35};
     p.walls_max = (psb_vec3){0.35, 5.0, 0.35};
     psb_world *w = make_world(&p);
+    if (w) {
+        const psb_body_params bp = material(2000.0, 20.0, 100.0);
+        *low = add_moving_mesh(w, &m, bp, (psb_vec3){0, 0.36, 0}, (psb_vec3){0, 0, 0});
+        *high = add_moving_mesh(w, &m, bp, (psb_vec3){0, 1.15, 0}, (psb_vec3){0, 0, 0});
+    }
+    psb_mesh_free(&m);
+    return w;
+}
+
+static void test_group_rests_in_a_box(void) {
+    int low, high;
+    psb_world *w = stacked_in_box(PSB_BDF2, 1, &low, &high);
     if (!w) {
-        psb_mesh_free(&m);
         return;
     }
-    const psb_body_params bp = material(2000.0, 20.0, 100.0);
-    const int low = add_moving_mesh(w, &m, bp, (psb_vec3){0, 0.36, 0}, (psb_vec3){0, 0, 0});
-    const int high = add_moving_mesh(w, &m, bp, (psb_vec3){0, 1.15, 0}, (psb_vec3){0, 0, 0});
-    psb_mesh_free(&m);
     int newton = 0, linked = 0;
     for (int s = 1; s <= 750; s++) {
         CHECK(psb_world_step(w) == 0, "blow-up: %s", psb_world_last_event(w));
@@ -319,6 +332,82 @@ static void test_group_rests_in_a_box(void) {
           newton);
     CHECK(motion < 1e-12, "the stacked balls still move after 12.5 s: %.3g J", motion);
     psb_world_destroy(w);
+}
+
+// The stacked balls' group (backward Euler) dozes once every point of both
+// has ended each step of half a second slower than the solver's tolerance:
+// it keeps its positions to the bit and takes no Newton step; 1 and 2
+// threads doze at the same step with the same bits. What wakes it: a poke
+// on the top ball (both are solved again, and it moves), and a third ball
+// dropped onto the group (the group is solved with it while they touch).
+static void test_group_dozes(void) {
+    int low, high, low2, high2;
+    psb_world *w = stacked_in_box(PSB_IMPLICIT, 1, &low, &high);
+    psb_world *w2 = stacked_in_box(PSB_IMPLICIT, 2, &low2, &high2);
+    if (!w || !w2) {
+        psb_world_destroy(w);
+        psb_world_destroy(w2);
+        return;
+    }
+    int dozed = -1;
+    for (int s = 1; s <= 900 && dozed < 0; s++) {
+        CHECK(psb_world_step(w) == 0 && psb_world_step(w2) == 0, "blow-up: %s",
+              psb_world_last_event(w));
+        const int a = psb_body_solver_report(w, low).asleep,
+                  b = psb_body_solver_report(w, high).asleep;
+        CHECK(a == b, "step %d: one stacked ball dozed (%d) and not the other (%d)", s, a, b);
+        CHECK(a == psb_body_solver_report(w2, low2).asleep,
+              "step %d: 1 thread dozed %d, 2 threads %d", s, a,
+              psb_body_solver_report(w2, low2).asleep);
+        dozed = a > 0 ? s : -1;
+    }
+    CHECK(dozed > 0, "the stacked balls never dozed in 15 s");
+    CHECK(psb_world_link_count(w) > 0, "the stacked balls do not touch");
+    psb_vec3 *state = copy_state(w, high), *state2 = copy_state(w2, high2);
+    CHECK(holds(w2, high2, state), "1 and 2 threads dozed in different states");
+    for (int s = 0; s < 30; s++) {
+        psb_world_step(w);
+        psb_world_step(w2);
+        CHECK(psb_body_solver_report(w, high).asleep == 1 &&
+                  psb_body_solver_report(w, high).newton == 0,
+              "a dozing group woke by itself");
+    }
+    CHECK(holds(w, high, state) && holds(w2, high2, state2),
+          "a dozing ball moved: the positions changed");
+    free(state);
+    free(state2);
+    // A poke wakes both.
+    const psb_vec3 before = psb_body_measure(w, high).centroid;
+    psb_body_apply_impulse(w, high, 0, (psb_vec3){0.02, 0, 0});
+    psb_world_step(w);
+    CHECK(psb_body_solver_report(w, high).asleep == 0 && psb_body_solver_report(w, low).asleep == 0,
+          "a poke: the group slept through it");
+    for (int s = 0; s < 30; s++) {
+        psb_world_step(w);
+    }
+    const double moved = norm(sub(psb_body_measure(w, high).centroid, before));
+    CHECK(moved > 1e-4, "a poke: the top ball's centroid moved %.3g m", moved);
+    // A third ball dropped onto the dozing group is solved with it.
+    psb_mesh m;
+    psb_error err;
+    CHECK(psb_mesh_icosphere(&m, 3, 0.3, &err) == PSB_OK, "icosphere: %s", err.message);
+    const int third = add_moving_mesh(w2, &m, material(2000.0, 20.0, 50.0), (psb_vec3){0, 2.3, 0},
+                                      (psb_vec3){0, 0, 0});
+    psb_mesh_free(&m);
+    int woke = 0;
+    for (int s = 0; s < 120; s++) {
+        psb_world_step(w2);
+        woke += psb_world_link_count(w2) > 0 && psb_body_solver_report(w2, high2).asleep == 0;
+    }
+    CHECK(woke > 0, "the third ball landed on the dozing group without waking it");
+    CHECK(psb_body_measure(w2, third).centroid.y > psb_body_measure(w2, high2).centroid.y + 0.3,
+          "the third ball is not on top (%.3g m, the top ball %.3g m)",
+          psb_body_measure(w2, third).centroid.y, psb_body_measure(w2, high2).centroid.y);
+    printf("group dozes: from step %d; a poke moved the top ball %.3g m; the third ball's "
+           "landing woke the group in %d steps\n",
+           dozed, moved, woke);
+    psb_world_destroy(w);
+    psb_world_destroy(w2);
 }
 
 // A box's material (1 kg): springs ks, damping kd, and gas that balances
@@ -415,6 +504,7 @@ static void test_friction_on_a_slope(void) {
 int main(void) {
     test_friction_on_a_slope();
     test_group_rests_in_a_box();
+    test_group_dozes();
     test_sleep_is_exact();
     test_sleep_threads();
     test_shortcuts_change_nothing();

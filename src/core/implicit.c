@@ -888,6 +888,12 @@ static void solve_and_report(group *g) {
     }
 }
 
+// Whether gusts of wind blow on b (they change with time).
+static bool gusts_on(const psb_body *b, const psb_world *w) {
+    return b->params.wind_drag > 0.0 && psb_params_air_acts(&w->params) &&
+           w->params.wind_turbulence > 0.0;
+}
+
 // Whether body b, alone, sleeps through the sub-step h from t: its last
 // sub-step was still and started from rest (W->quiet), nothing has woken
 // it since (body_wake), this one follows that one with the same gravity
@@ -900,9 +906,7 @@ static void solve_and_report(group *g) {
 // last step's motion.
 static bool asleep(psb_body *b, const psb_world *w, const body_part *part, double t, double h) {
     implicit_work *W = b->implicit;
-    const bool gusts = b->params.wind_drag > 0.0 && psb_params_air_acts(&w->params) &&
-                       w->params.wind_turbulence > 0.0;
-    if (!W->quiet || gusts || W->judge.t != t || W->judge.dt != h ||
+    if (!W->quiet || gusts_on(b, w) || W->judge.t != t || W->judge.dt != h ||
         W->judge.gravity != body_gravity(b, &w->params, t + h) ||
         W->judge.nrt != body_gas_nrt(b, t + h)) {
         return false;
@@ -962,6 +966,66 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
     if (prof) {
         prof->integrate += profile_now() - start;
     }
+}
+
+// How long every point of a group's bodies must have kept within
+// solver_tol times this of where it was before the group dozes, s: a mean
+// speed below the tolerance over that time, which a point jittering in
+// place (a period of two steps, seen in the pile) also keeps (README, "A
+// body at rest sleeps").
+#define DOZE_AFTER 0.5
+
+void body_implicit_note_still(psb_body *b, const psb_world *w, double t, double h) {
+    implicit_work *W = b->implicit;
+    if (!W) {
+        return;
+    }
+    const double gravity = body_gravity(b, &w->params, t), nrt = body_gas_nrt(b, t);
+    const double reach = w->params.solver_tol * DOZE_AFTER;
+    bool within = W->still_for >= 0.0 && gravity == W->still_gravity && nrt == W->still_nrt &&
+                  !gusts_on(b, w);
+    for (int i = 0; i < b->n && within; i++) {
+        const double dx = b->x[0][i] - W->still_at[0][i], dy = b->x[1][i] - W->still_at[1][i],
+                     dz = b->x[2][i] - W->still_at[2][i];
+        within = dx * dx + dy * dy + dz * dz <= reach * reach;
+    }
+    if (within) {
+        W->still_for += h;
+        return;
+    }
+    for (int c = 0; c < 3; c++) { // a new window starts here
+        memcpy(W->still_at[c], b->x[c], (size_t)b->n * sizeof(double));
+    }
+    W->still_for = 0.0;
+    W->still_gravity = gravity;
+    W->still_nrt = nrt;
+}
+
+bool implicit_group_dozes(const psb_world *w, const int *bodies, int count, double t, double h) {
+    if (!psb_integrator_is_implicit(w->params.integrator)) {
+        return false;
+    }
+    for (int k = 0; k < count; k++) {
+        const psb_body *b = w->bodies[bodies[k]];
+        const implicit_work *W = b->implicit;
+        if (!W || W->still_for < DOZE_AFTER - 0.5 * h || b->grab_point >= 0 || gusts_on(b, w) ||
+            body_gravity(b, &w->params, t + h) != W->still_gravity ||
+            body_gas_nrt(b, t + h) != W->still_nrt) {
+            return false;
+        }
+    }
+    for (int k = 0; k < count; k++) {
+        psb_body *b = w->bodies[bodies[k]];
+        for (int c = 0; c < 3; c++) {
+            for (int i = 0; i < b->n; i++) {
+                b->x0[c][i] = b->x[c][i];
+                b->v0[c][i] = b->v[c][i] = 0.0;
+            }
+        }
+        b->solver.asleep++;
+        b->solver.residual = 0.0;
+    }
+    return true;
 }
 
 // Where a group's sub-step starts: its bodies, their scratch slots, t and h.

@@ -88,6 +88,14 @@ typedef struct implicit_work {
     // body is then that step again, bit for bit, and is not taken (asleep
     // in implicit.c).
     bool quiet;
+    // Whether the body keeps still (a body in a group dozes on it:
+    // implicit_group_dozes): where every point was at the start of the
+    // window, how long since (s; -1: no window), and the gravity and gas
+    // of its start. Every point has ended each sub-step since within
+    // solver_tol times DOZE_AFTER of where it was then.
+    double *still_at[3];
+    double still_for;
+    double still_gravity, still_nrt;
     double *gbuf[2][3]; // gradient of G: the iterate's and a trial's (step_ctx.base), N
     double *d[3];       // Newton direction, m
     double *r[3];       // conjugate gradients: residual, N

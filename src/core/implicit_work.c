@@ -18,6 +18,7 @@ void body_wake(psb_body *b) {
     if (b->implicit) {
         b->implicit->judge.valid = false;
         b->implicit->quiet = false;
+        b->implicit->still_for = -1.0;
     }
 }
 
@@ -61,6 +62,7 @@ void implicit_work_destroy(implicit_work *W) {
     free3(W->q);
     free3(W->xs);
     free3(W->wv);
+    free3(W->still_at);
     free3(W->cn);
     free3(W->plane_n);
     free(W->plane_d);
@@ -354,10 +356,11 @@ psb_status body_prepare_implicit(psb_body *b, psb_error *err) {
     bool ok = W && build_topology(b, W) && alloc3(W->y, n) && alloc3(W->gbuf[0], n) &&
               alloc3(W->gbuf[1], n) && alloc3(W->d, n) && alloc3(W->r, n) && alloc3(W->z, n) &&
               alloc3(W->p, n) && alloc3(W->q, n) && alloc3(W->xs, n) && alloc3(W->wv, n) &&
-              alloc3(W->cn, n) && alloc3(W->plane_n, n) && alloc3(W->xb, n) &&
-              alloc3(W->hist_x, n) && alloc3(W->hist_v, n) && alloc3(W->end_x, n) &&
-              alloc3(W->end_v, n) && alloc3(W->link_g, n);
+              alloc3(W->still_at, n) && alloc3(W->cn, n) && alloc3(W->plane_n, n) &&
+              alloc3(W->xb, n) && alloc3(W->hist_x, n) && alloc3(W->hist_v, n) &&
+              alloc3(W->end_x, n) && alloc3(W->end_v, n) && alloc3(W->link_g, n);
     if (ok) {
+        W->still_for = -1.0; // (no window yet)
         W->diag = calloc(6 * n, sizeof(double));
         W->dinv = calloc(6 * n, sizeof(double));
         W->sums = calloc((size_t)b->chunk_count * SUMS, sizeof(double));

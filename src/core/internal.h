@@ -335,6 +335,19 @@ void body_implicit_step(psb_body *b, const psb_world *w, const body_part *part, 
 /// body that has nothing to solve (its threads, once done, would spin
 /// while the viewer draws).
 bool body_implicit_sleep(psb_body *b, const psb_world *w, double t, double h);
+/// Notes after b's implicit sub-step h that ended at t whether every
+/// point is still within solver_tol times DOZE_AFTER of where it was when
+/// the body's window of keeping still began (else a new one begins here),
+/// and how long that window has lasted (implicit_group_dozes).
+void body_implicit_note_still(psb_body *b, const psb_world *w, double t, double h);
+/// Lets a group (bodies[0 .. count - 1]: more than one, or one with links
+/// to itself) doze through its sub-step h from t when every body in it has
+/// kept still (body_implicit_note_still) for DOZE_AFTER seconds, under the
+/// gravity and gas it would now step under, nothing has woken it
+/// (body_wake), nothing in it is grabbed and no gusts blow: the points keep
+/// their positions, v = 0, and each body's report says asleep. Returns
+/// whether it did; otherwise the group is solved as ever. On one thread.
+bool implicit_group_dozes(const psb_world *w, const int *bodies, int count, double t, double h);
 /// One sub-step h from world time t of the bodies of a group, solved
 /// together with the links between them (w->links[link[0 .. link_count - 1]]):
 /// bodies[0 .. count - 1] in increasing index, on one thread, with the

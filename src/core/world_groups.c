@@ -177,6 +177,10 @@ static void step_group(psb_world *w, int g, double t, double h, int threads) {
     const int first = start[2 * g], count = start[2 * g + 2] - first;
     const int *link = w->group_link + start[2 * g + 1];
     const int link_count = start[2 * g + 3] - start[2 * g + 1];
+    if ((count > 1 || link_count > 0) &&
+        implicit_group_dozes(w, w->group_member + first, count, t, h)) {
+        return;
+    }
 #ifdef _OPENMP
     if (count == 1 && link_count == 0 && threads > 1 &&
         body_implicit_sleep(w->bodies[w->group_member[first]], w, t, h)) {
@@ -196,15 +200,19 @@ static void step_group(psb_world *w, int g, double t, double h, int threads) {
     implicit_group_step(w, w->group_member + first, count, first, link, link_count, t, h, threads);
 }
 
-// Coulomb friction on the links of the sub-step of h just solved that had
-// none in the solve, and the rings' links' forces and the 3D links'
-// friction stretches kept for the next (contact's time).
-static void rub_links(psb_world *w, double h) {
+// The end of the sub-step of h just solved (ending at t): Coulomb friction
+// on its links that had none in the solve, and the rings' links' forces and
+// the 3D links' friction stretches kept for the next (contact's time); then
+// which bodies keep still (body_implicit_note_still).
+static void end_substep(psb_world *w, double t, double h) {
     const double from = w->profiling ? profile_now() : 0.0;
     contact_link_friction(w, h);
     contact_keep_link_forces(w);
     if (w->profiling) {
         w->profile.contact += profile_now() - from;
+    }
+    for (int k = 0; k < w->body_count; k++) {
+        body_implicit_note_still(w->bodies[k], w, t, h);
     }
 }
 
@@ -252,7 +260,7 @@ void world_step_together(psb_world *w) {
                     step_group(w, g, t, h, 1);
                 }
             }
-            rub_links(w, h);
+            end_substep(w, t + h, h);
             continue;
         }
 #endif
@@ -261,6 +269,6 @@ void world_step_together(psb_world *w) {
                 step_group(w, g, t, h, 1);
             }
         }
-        rub_links(w, h);
+        end_substep(w, t + h, h);
     }
 }
