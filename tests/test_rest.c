@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "bodies.h"
+#include "internal.h"
 
 // Backward Euler (or BDF2) at one step of 1/60 s, gravity, the floor.
 static psb_params rest_params(psb_integrator integrator, int threads) {
@@ -412,6 +413,83 @@ static void test_group_dozes(void) {
     psb_world_destroy(w2);
 }
 
+// Whether body id of w and of v are in the same state, to the bit.
+static bool same_state(const psb_world *w, const psb_world *v, int id) {
+    psb_vec3 *s = copy_state(v, id);
+    const bool same = holds(w, id, s);
+    free(s);
+    return same;
+}
+
+// The largest distance between a point of body id in w and in v, m.
+static double farthest_apart(const psb_world *w, const psb_world *v, int id) {
+    double most = 0.0;
+    for (int i = 0; i < psb_body_point_count(w, id); i++) {
+        most = fmax(most, norm(sub(psb_body_positions(w, id)[i], psb_body_positions(v, id)[i])));
+    }
+    return most;
+}
+
+// A world at rest keeps its last step's links and contacts instead of
+// searching again (contact_begin_step): the same run searched every step
+// ends every step at the same bits while it rests, and after a poke wakes
+// it differs only by what the links kept in their last bits: by 1e-16 to
+// 1e-10 m over the 50 steps after (measured), which the solves then grow
+// as any rounding (to 1 mm, within the tolerance, once one of them stops
+// at another Newton step: the runs come to rest a millimetre apart).
+static void test_rest_keeps_its_search(void) {
+    int low, high, low2, high2;
+    psb_world *w = stacked_in_box(PSB_IMPLICIT, 2, &low, &high);
+    psb_world *searched = stacked_in_box(PSB_IMPLICIT, 2, &low2, &high2);
+    if (!w || !searched) {
+        psb_world_destroy(w);
+        psb_world_destroy(searched);
+        return;
+    }
+    searched->search_always = true;
+    int differ = -1;
+    long reused_before_poke = 0;
+    double apart = 0.0;
+    for (int s = 1; s <= 700; s++) {
+        if (s == 350) {
+            reused_before_poke = w->reused_steps;
+            psb_body_apply_impulse(w, high, 0, (psb_vec3){0.02, 0, 0});
+            psb_body_apply_impulse(searched, high2, 0, (psb_vec3){0.02, 0, 0});
+        }
+        CHECK(psb_world_step(w) == 0 && psb_world_step(searched) == 0, "blow-up: %s",
+              psb_world_last_event(w));
+        if (s < 350) {
+            const bool same = same_state(w, searched, low) && same_state(w, searched, high) &&
+                              psb_world_link_count(w) == psb_world_link_count(searched) &&
+                              psb_world_contact_count(w) == psb_world_contact_count(searched);
+            differ = !same && differ < 0 ? s : differ;
+        } else if (s < 400) {
+            apart = fmax(apart,
+                         fmax(farthest_apart(w, searched, low), farthest_apart(w, searched, high)));
+        }
+        if (s == 350) {
+            CHECK(!w->reuse_search, "the step after a poke kept the links of the step before");
+        }
+    }
+    CHECK(differ < 0, "keeping the links at rest changed the run at step %d", differ);
+    CHECK(reused_before_poke > 100, "the group at rest kept its links in only %ld steps",
+          reused_before_poke);
+    CHECK(w->reused_steps > reused_before_poke,
+          "after the poke the group never came back to rest (%ld steps kept their links)",
+          w->reused_steps - reused_before_poke);
+    CHECK(searched->reused_steps == 0, "search_always: %ld steps kept their links",
+          searched->reused_steps);
+    CHECK(apart < 1e-9,
+          "in the 50 steps after the poke a point ended %.3g m from the run searched afresh",
+          apart);
+    printf("rest keeps its search: %ld of 700 steps kept their links (%ld before the poke at "
+           "step 350); in the 50 steps after it, at most %.3g m from the run searched every "
+           "step\n",
+           w->reused_steps, reused_before_poke, apart);
+    psb_world_destroy(w);
+    psb_world_destroy(searched);
+}
+
 // A box's material (1 kg): springs ks, damping kd, and gas that balances
 // an outside pressure K at its volume V (m³), so that it neither swells
 // nor shrinks at rest and stiffens as K does.
@@ -507,6 +585,7 @@ int main(void) {
     test_friction_on_a_slope();
     test_group_rests_in_a_box();
     test_group_dozes();
+    test_rest_keeps_its_search();
     test_sleep_is_exact();
     test_sleep_threads();
     test_shortcuts_change_nothing();

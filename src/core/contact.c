@@ -1309,9 +1309,47 @@ static bool stage_runs(const psb_world *w) {
            (w->body_count >= 2 || (w->params.self_contact && w->body_count == 1));
 }
 
+// Whether every body that takes part in contact is where and as fast as
+// it was when the last world step began (its points' x and v, bit for bit)
+// and none has been stirred since (body_wake).
+static bool unmoved(const psb_world *w) {
+    for (int k = 0; k < w->body_count; k++) {
+        const psb_body *b = w->bodies[k];
+        if (!takes_part(b)) {
+            continue;
+        }
+        if (b->stirred) {
+            return false;
+        }
+        for (int c = 0; c < 3; c++) {
+            const size_t bytes = (size_t)b->n * sizeof(double);
+            if (memcmp(b->touch->start[c], b->x[c], bytes) != 0 ||
+                memcmp(b->touch->vstart[c], b->v[c], bytes) != 0) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// The links and contacts a step finds are those of the points' positions
+// and velocities, the bodies' and the world's parameters (a change stirs
+// every body: psb_world_set_params, psb_body_set_params) and what the links
+// of the sub-step before kept (contact_keep_link_forces). After a step at
+// rest (contact_world_quiet), nothing moved or stirred since, a step would
+// find what that one found, but for the last bits of what the links keep
+// (traced at rest: a friction stretch moving by one unit in its last place
+// a step), so it keeps that step's links and contacts instead, and keeps
+// nothing anew (world_groups.c): those bits stay as they were. The pile at
+// rest spent its step searching.
 void contact_begin_step(psb_world *w) {
-    if (!stage_runs(w)) {
-        return; // contact_step has nothing to do either
+    w->reuse_search = stage_runs(w) && w->quiet && !w->search_always && unmoved(w);
+    w->reused_steps += w->reuse_search;
+    for (int k = 0; k < w->body_count; k++) {
+        w->bodies[k]->stirred = false;
+    }
+    if (!stage_runs(w) || w->reuse_search) {
+        return; // contact_step has nothing to do either, or the start is as noted
     }
     for (int k = 0; k < w->body_count; k++) {
         const psb_body *b = w->bodies[k];
@@ -1322,6 +1360,19 @@ void contact_begin_step(psb_world *w) {
             }
         }
     }
+}
+
+bool contact_world_quiet(const psb_world *w, int blown) {
+    if (!world_solves_contact(w) || !stage_runs(w) || blown > 0 || w->list_full) {
+        return false;
+    }
+    for (int k = 0; k < w->body_count; k++) {
+        const psb_body *b = w->bodies[k];
+        if (takes_part(b) && b->solver.asleep < w->params.substeps) {
+            return false; // solved: its links may have turned (implicit_turn_links)
+        }
+    }
+    return unmoved(w);
 }
 
 // Each body's box and farthest move since the start of the step.
@@ -1537,6 +1588,9 @@ static bool grow_room(psb_world *w) {
 }
 
 bool contact_step(psb_world *w) {
+    if (w->reuse_search) {
+        return true; // the last step's contacts, which moved nothing
+    }
     struct contact_list *list = w->contacts;
     list->count = 0;
     w->contacts_found = 0;

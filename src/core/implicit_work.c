@@ -15,6 +15,7 @@ static void free3(double *a[3]) {
 }
 
 void body_wake(psb_body *b) {
+    b->stirred = true;
     if (b->implicit) {
         b->implicit->judge.valid = false;
         b->implicit->quiet = false;

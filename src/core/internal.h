@@ -106,6 +106,7 @@ typedef struct psb_body {
 
     int blowups;
     bool blew_last_step;
+    bool stirred; // woken (body_wake) since the last world step began: the world is not at rest
     // The guard's verdict on the last world step (world.c): the lowest
     // public index of the points that blew up (INT_MAX if none), whether it
     // became NaN or infinite, how far it moved, squared (m²).
@@ -173,6 +174,13 @@ struct psb_world {
     int *group_link;              // a group's links, indices into links (scratch, link_capacity)
     struct step_ctx *group_ctx;   // per body: its context in a group's solve (scratch)
     struct body_part *group_part; // per body: its part there, the whole body (scratch)
+    // A world at rest (contact_world_quiet): the last step moved nothing,
+    // so this one, if nothing stirred it since, reuses that step's links
+    // and contacts instead of searching for them again (reuse_search).
+    bool quiet;         // the last step was at rest
+    bool reuse_search;  // this step reuses the last one's links and contacts
+    bool search_always; // never reuse them (tests: the same run, searched every step)
+    long reused_steps;  // world steps so far that reused them
 };
 
 // A link of contact inside the solve (docs/contact.md): point p of body a
@@ -421,8 +429,18 @@ bool contact_list_reserve(struct contact_list *list, int capacity, int elements,
 /// (its history, and where the last step left it, moved the same), not as a
 /// reset (which would not keep momentum).
 void body_shift_history(psb_body *b, int k, const double from[3]);
-/// Notes where every point is as the world step starts.
+/// Notes where every point is as the world step starts, and whether the
+/// step reuses the last one's links and contacts (w->reuse_search): the
+/// last step was at rest (w->quiet) and no body of those that take part in
+/// contact has been stirred or moved since.
 void contact_begin_step(psb_world *w);
+/// Whether the world step just taken left the world at rest: contact
+/// solved with links, every body that takes part in contact asleep or
+/// dozing through each sub-step and ending it with every point's position
+/// and velocity as the step began, no blow-up and no list left full. A step
+/// after it with nothing stirred finds the same links and contacts, but for
+/// the last bits of what the links keep (contact_begin_step).
+bool contact_world_quiet(const psb_world *w, int blown);
 /// Finds and resolves the contacts after every body has stepped. False when
 /// they outgrew their list and no memory was left to grow it (it starts
 /// at twice the points and doubles when a search fills it): the ones past it

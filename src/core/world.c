@@ -213,6 +213,7 @@ int psb_world_add_body(psb_world *w, const psb_body_def *def, psb_error *err) {
     }
     b->profile = w->profiling ? &w->profile : NULL;
     w->bodies[w->body_count] = b;
+    w->quiet = false; // a new body: its contacts are to be found
     return w->body_count++;
 }
 
@@ -593,6 +594,7 @@ int psb_world_step(psb_world *w) {
                  w->time);
     }
     w->full_steps += w->list_full;
+    w->quiet = contact_world_quiet(w, blown);
     w->time += p->dt;
     w->steps++;
     return blown;

@@ -206,8 +206,10 @@ static void step_group(psb_world *w, int g, double t, double h, int threads) {
 // which bodies keep still (body_implicit_note_still).
 static void end_substep(psb_world *w, double t, double h) {
     const double from = w->profiling ? profile_now() : 0.0;
-    contact_link_friction(w, h);
-    contact_keep_link_forces(w);
+    if (!w->reuse_search) {
+        contact_link_friction(w, h);
+        contact_keep_link_forces(w);
+    }
     if (w->profiling) {
         w->profile.contact += profile_now() - from;
     }
@@ -229,7 +231,8 @@ void world_step_together(psb_world *w) {
     for (int s = 0; s < p->substeps; s++) {
         const double t = w->time + s * h;
         const double found_from = w->profiling ? profile_now() : 0.0;
-        if (!contact_find_links(w, h)) {
+        // (At rest, the last step's links: contact_begin_step.)
+        if (!w->reuse_search && !contact_find_links(w, h)) {
             w->list_full = true;
             snprintf(w->last_event, sizeof w->last_event,
                      "more links between bodies at t = %.4g s than memory holds: the rest were "
