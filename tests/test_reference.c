@@ -563,7 +563,8 @@ int main(void) {
     // Two balls, and two rings, that start 3 cm into each other, at rest
     // without gravity: the links move the points out at 0.3 m/s, and the
     // points still inside at the end of a step are put back out
-    // (docs/contact.md, "Points put back").
+    // (docs/contact.md, "Points put back"): the balls' 7, one of them by
+    // the last way out, which the passes left inside ("The last way out").
     scene overlap = collide;
     overlap.name = "two balls started overlapping";
     overlap.steps = 12;

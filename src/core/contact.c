@@ -31,6 +31,11 @@ enum {
 // Where put_back leaves a point it puts back out of another body: this
 // fraction of the skin past the surface.
 #define PUT_BACK_GAP 0.01
+// The last way out (way_out): a contact's point nearer its feature than
+// this fraction of the skin is checked with the other body's winding number;
+// at most WAY_OUT_SWEEPS sweeps over the contacts.
+#define WAY_OUT_NEAR 0.5
+enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
 
 // What contact keeps of a body: where its points were at the start of the
 // world step, and, as a surface others (and it) touch, its elements
@@ -60,6 +65,7 @@ typedef struct contact_body {
     double *point_n[3]; // pseudo-normal at each point (angle-weighted), this step
     long prepared;      // the world step of the normals and the grid, or -1
     bool touched;       // in a contact of this step
+    int way_out;        // the last sweep of way_out that moved one of its points, or -1
 
     // A ring's links carried over (contact_keep_link_forces): the force the
     // point's link pushed with at the end of the last solved sub-step, N, and
@@ -1200,6 +1206,165 @@ static double winding_number(const contact_body *cb, const psb_body *b, psb_vec3
     return sum / (cb->per == 2 ? 2.0 * PI : 4.0 * PI);
 }
 
+// The point of body b's surface nearest p, every element looked at (of
+// equals, the first in index order).
+static psb_vec3 nearest_surface_point(const contact_body *cb, const psb_body *b, psb_vec3 p) {
+    psb_vec3 best = p;
+    double best_d2 = INFINITY;
+    for (int e = 0; e < cb->elements; e++) {
+        const int *k = &cb->corner[cb->per * e];
+        double beta[3];
+        if (cb->per == 2) {
+            nearest_on_segment(p, point_at(b, k[0]), point_at(b, k[1]), beta);
+        } else {
+            nearest_on_triangle(p, point_at(b, k[0]), point_at(b, k[1]), point_at(b, k[2]), beta);
+        }
+        const psb_vec3 q = surface_point(b, k, beta, cb->per);
+        const psb_vec3 d = sub(p, q);
+        const double d2 = dot(d, d);
+        if (d2 < best_d2) {
+            best = q;
+            best_d2 = d2;
+        }
+    }
+    return best;
+}
+
+// Where the ray p + t u (t > t0) first crosses element e of body b's surface:
+// its t, or INFINITY where it does not; *change: what the crossing does to
+// the winding number along the ray, -1 leaving through the element's outside
+// (u along its outward normal), +1 entering. A triangle by Moller and
+// Trumbore's test (det = e1 . (u x e2) = -u . (e1 x e2)); a ring's edge
+// a -> b in the plane (its outward normal (e.y, -e.x), e = b - a).
+static double ray_crossing(const contact_body *cb, const psb_body *b, int e, psb_vec3 p, psb_vec3 u,
+                           double t0, int *change) {
+    const int *k = &cb->corner[cb->per * e];
+    const psb_vec3 a = point_at(b, k[0]), e1 = sub(point_at(b, k[1]), a), w = sub(p, a);
+    double t;
+    if (cb->per == 2) {
+        const double d = u.x * e1.y - u.y * e1.x;
+        if (d == 0.0) {
+            return INFINITY;
+        }
+        const double along = (u.x * w.y - u.y * w.x) / d; // where on the edge, 0 to 1
+        t = (e1.x * w.y - e1.y * w.x) / d;
+        if (!(along >= 0.0 && along <= 1.0)) {
+            return INFINITY;
+        }
+        *change = d > 0.0 ? -1 : 1;
+    } else {
+        const psb_vec3 e2 = sub(point_at(b, k[2]), a), h = cross(u, e2);
+        const double det = dot(e1, h);
+        if (det == 0.0) {
+            return INFINITY;
+        }
+        const double f = 1.0 / det, s1 = f * dot(w, h);
+        const psb_vec3 g = cross(w, e1);
+        const double s2 = f * dot(u, g);
+        if (!(s1 >= 0.0 && s2 >= 0.0 && s1 + s2 <= 1.0)) {
+            return INFINITY;
+        }
+        t = f * dot(e2, g);
+        *change = det > 0.0 ? 1 : -1;
+    }
+    return t > t0 ? t : INFINITY;
+}
+
+// Where the last way out puts a point p inside body b (winding number
+// `winding` about it) that leaves along u: the ray p + t u is followed over
+// b's surface, crossing by crossing (those at the same t together), the
+// winding number changed by each, to the first crossing where it comes to
+// 0; p goes gap past it. On a surface that has folded over itself, past the
+// nearest sheet is not outside. `fallback` where no such crossing comes
+// within WAY_OUT_CROSSINGS.
+static psb_vec3 way_out_to(const contact_body *cb, const psb_body *b, psb_vec3 p, psb_vec3 u,
+                           double winding, double gap, psb_vec3 fallback) {
+    int inside = (int)lround(winding);
+    double t0 = 0.0;
+    for (int crossing = 0; crossing < WAY_OUT_CROSSINGS; crossing++) {
+        double first = INFINITY;
+        int change = 0;
+        for (int e = 0; e < cb->elements; e++) {
+            int c = 0;
+            const double t = ray_crossing(cb, b, e, p, u, t0, &c);
+            if (t < first) {
+                first = t;
+                change = c;
+            } else if (t == first && t < INFINITY) {
+                change += c;
+            }
+        }
+        if (first == INFINITY) {
+            break;
+        }
+        inside += change;
+        t0 = first;
+        if (inside <= 0) {
+            return add(p, scale(first + gap, u));
+        }
+    }
+    return fallback;
+}
+
+// The last way out, after put_back's passes (docs/contact.md, "The last way
+// out"): where a surface is pressed out of shape, its contact's feature
+// plane is not the way out, and two balls pressed into each other put each
+// other back in; so each contact's point within WAY_OUT_NEAR of the skin of
+// its feature (a ≠ b, b not a cloth, p not pinned) is checked with b's
+// winding number, and one inside is moved alone, positions only, along
+// u = (q - p) / |q - p| to q, b's nearest surface point, plus PUT_BACK_GAP
+// of the skin (from inside, the way out whether q is on a face, an edge or
+// a corner; the contact's n where p is on the surface), or, where b's
+// surface has folded over itself there, on along u to where the ray leaves
+// it (way_out_to); then out of the floor, walls and spheres. Sweeps until one moves nothing,
+// WAY_OUT_SWEEPS at most. A sweep after the first checks only the contacts one of whose bodies had
+// a point moved in the sweep before or in this one: the others are as they were when last checked,
+// and were outside then, so the result is that of checking them all. Returns the points moved.
+static int way_out(psb_world *w) {
+    const struct contact_list *list = w->contacts;
+    const double near = WAY_OUT_NEAR * w->params.contact_thickness;
+    const double gap = PUT_BACK_GAP * w->params.contact_thickness;
+    for (int i = 0; i < list->count; i++) {
+        w->bodies[list->items[i].a]->touch->way_out = -1;
+        w->bodies[list->items[i].b]->touch->way_out = -1;
+    }
+    int total = 0;
+    for (int sweep = 0; sweep < WAY_OUT_SWEEPS; sweep++) {
+        int moved = 0;
+        for (int i = 0; i < list->count; i++) {
+            const contact *c = &list->items[i];
+            psb_body *a = w->bodies[c->a];
+            const psb_body *b = w->bodies[c->b];
+            if (c->a == c->b || b->kind == PSB_CLOTH || a->inv_mass[c->p] == 0.0 ||
+                (sweep > 0 && a->touch->way_out < sweep - 1 && b->touch->way_out < sweep - 1)) {
+                continue;
+            }
+            const psb_vec3 p = point_at(a, c->p);
+            if (!(dot(sub(p, surface_point(b, c->corner, c->beta, 3)), c->n) < near)) {
+                continue;
+            }
+            const double winding = winding_number(b->touch, b, p);
+            if (!(winding > 0.5)) {
+                continue;
+            }
+            const psb_vec3 q = nearest_surface_point(b->touch, b, p);
+            const psb_vec3 out = sub(q, p);
+            const double l = sqrt(dot(out, out));
+            const psb_vec3 u = l > 0.0 ? scale(1.0 / l, out) : c->n;
+            const psb_vec3 to = way_out_to(b->touch, b, p, u, winding, gap, add(q, scale(gap, u)));
+            move_point(a, c->p, sub(to, p), 0.0);
+            push_out_point(w, a, c->p, 0.0);
+            a->touch->way_out = sweep;
+            moved++;
+        }
+        total += moved;
+        if (moved == 0) {
+            break;
+        }
+    }
+    return total;
+}
+
 // With contact inside the solve: a point the solve left inside another body
 // (docs/contact.md, "Points put back") is put back out of it, to
 // PUT_BACK_GAP of the skin past its surface, positions only. A contact's
@@ -1208,7 +1373,8 @@ static double winding_number(const contact_body *cb, const psb_body *b, psb_vec3
 // where b's surface has turned over on itself). The moves are as the
 // position passes' (POSITION_PASSES Gauss-Seidel passes over those
 // contacts, each an equal and opposite pair), but velocities are left as
-// they are; so is BDF2's velocity (its history moves along).
+// they are; so is BDF2's velocity (its history moves along). Then the last
+// way out (way_out) for the points the passes left inside.
 static void put_back(psb_world *w) {
     struct contact_list *list = w->contacts;
     const double gap = PUT_BACK_GAP * w->params.contact_thickness;
@@ -1236,6 +1402,7 @@ static void put_back(psb_world *w) {
         }
         push_out_touched(w, true);
     }
+    w->put_back += way_out(w);
 }
 
 // Pushes the pairs of the list apart and sets their normal velocities.

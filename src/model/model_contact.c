@@ -21,7 +21,11 @@
 //   put back with contact inside the solve: a point behind its feature
 //            ((p - q) . n < 0) and inside B (B's winding number about it
 //            above 1/2), 4 passes as push's to C = (p - q) . n - δ / 100,
-//            positions only, velocities left as they are;
+//            positions only, velocities left as they are; then, in sweeps
+//            until none moves (8 at most), each contact's point within δ / 2
+//            of its feature and inside B by its winding number moved alone
+//            to B's nearest surface point q' plus δ / 100 along q' - p
+//            (positions only);
 //   bounce   4 passes: the normal relative velocity un = u . n,
 //            u = v_p - sum β_i v_i, set to its target e (-un0) (un0: at the
 //            start of the step; 0 below the speed gravity gives in two
@@ -42,6 +46,11 @@ enum { POSITION_PASSES = 4, VELOCITY_PASSES = 4 };
 // A point put back out of another body ends this fraction of δ past its
 // surface.
 #define PUT_BACK_GAP 0.01
+// The last way out (way_out): a contact's point nearer its feature than
+// this fraction of δ is checked with B's winding number; at most
+// WAY_OUT_SWEEPS sweeps over the contacts.
+#define WAY_OUT_NEAR 0.5
+enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
 
 // With contact inside the solve: how fast a link moves a point that starts a
 // sub-step inside another body, or within its skin, back out to the skin, m/s
@@ -627,10 +636,126 @@ static double winding_number(const model_body *B, psb_vec3 p) {
     return sum / (ring ? 2.0 * PI : 4.0 * PI);
 }
 
+// Where the ray p + t u (t > t0) crosses B's feature f: t (INFINITY: not
+// at all), and into *change -1 where it leaves through f's outside, +1
+// where it enters. A triangle a, b, c: p + t u = a + s1 (b - a) + s2 (c - a)
+// with s1, s2 >= 0, s1 + s2 <= 1, solved by Cramer's rule; it leaves where
+// u . ((b - a) x (c - a)) > 0. A ring's edge a -> b in the plane: p + t u =
+// a + s (b - a), 0 <= s <= 1; it leaves where u . (e.y, -e.x) > 0, e = b - a.
+static double ray_crosses(const model_body *B, int f, psb_vec3 p, psb_vec3 u, double t0,
+                          int *change) {
+    int corner[3];
+    const int count = model_feature_corners(B, f, corner);
+    const psb_vec3 a = B->x[corner[0]], e = sub(B->x[corner[1]], a), w = sub(p, a);
+    double t;
+    if (count == 2) {
+        const double d = u.x * e.y - u.y * e.x;
+        if (d == 0.0) {
+            return INFINITY;
+        }
+        const double s = (u.x * w.y - u.y * w.x) / d;
+        t = (e.x * w.y - e.y * w.x) / d;
+        if (!(s >= 0.0 && s <= 1.0)) {
+            return INFINITY;
+        }
+        *change = d > 0.0 ? -1 : 1;
+    } else {
+        const psb_vec3 e2 = sub(B->x[corner[2]], a);
+        // w = -t u + s1 e + s2 e2: det = (-u) . (e x e2).
+        const psb_vec3 n = cross(e, e2);
+        const double det = -dot(u, n);
+        if (det == 0.0) {
+            return INFINITY;
+        }
+        t = dot(w, n) / det;
+        const double s1 = -dot(u, cross(w, e2)) / det, s2 = -dot(u, cross(e, w)) / det;
+        if (!(s1 >= 0.0 && s2 >= 0.0 && s1 + s2 <= 1.0)) {
+            return INFINITY;
+        }
+        *change = det > 0.0 ? 1 : -1;
+    }
+    return t > t0 ? t : INFINITY;
+}
+
+// The last way out, after put_back's passes: in sweeps over the contacts
+// until one moves nothing (WAY_OUT_SWEEPS at most), each contact's point p
+// (A ≠ B, B not a cloth, p not pinned) with (p - q) . n < WAY_OUT_NEAR δ
+// and B's winding number about it above 1/2 is moved alone, to B's nearest
+// surface point q' plus PUT_BACK_GAP δ along u = (q' - p) / |q' - p| (n
+// where p is on the surface), or on along u to where the ray leaves B,
+// then out of the floor, walls and spheres; positions only. Returns the
+// points moved.
+static int way_out(psb_model *m) {
+    const double near = WAY_OUT_NEAR * m->params.contact_thickness;
+    const double gap = PUT_BACK_GAP * m->params.contact_thickness;
+    int total = 0;
+    for (int sweep = 0; sweep < WAY_OUT_SWEEPS; sweep++) {
+        int moved = 0;
+        for (int k = 0; k < m->contact_count; k++) {
+            const model_contact *c = &m->contacts[k];
+            model_body *A = m->bodies[c->a];
+            const model_body *B = m->bodies[c->b];
+            if (c->a == c->b || B->kind == PSB_CLOTH || !(inverse_mass(A, c->p) > 0.0)) {
+                continue;
+            }
+            const psb_vec3 p = A->x[c->p];
+            if (!(dot(sub(p, feature_point(B, c->feature, c->beta)), c->n) < near)) {
+                continue;
+            }
+            const double winding = winding_number(B, p);
+            if (!(winding > 0.5)) {
+                continue;
+            }
+            double beta[3], nearest2;
+            const int f = nearest_feature(B, p, INFINITY, -1, NULL, beta, &nearest2);
+            const psb_vec3 q = feature_point(B, f, beta);
+            const double l = norm(sub(q, p));
+            const psb_vec3 u = l > 0.0 ? scale(1.0 / l, sub(q, p)) : c->n;
+            A->x[c->p] = axpy(q, gap, u);
+            // On along u, crossing by crossing (those at one t together),
+            // to the first where the winding number comes to 0: past the
+            // nearest sheet of a surface folded over itself is not outside.
+            int around = (int)lround(winding);
+            double t0 = 0.0;
+            for (int crossing = 0; crossing < WAY_OUT_CROSSINGS; crossing++) {
+                const int features = B->kind == PSB_RING ? B->n : B->tri_count;
+                double first = INFINITY;
+                int change = 0;
+                for (int g = 0; g < features; g++) {
+                    int dc = 0;
+                    const double t = ray_crosses(B, g, p, u, t0, &dc);
+                    if (t < first) {
+                        first = t, change = dc;
+                    } else if (t == first && t < INFINITY) {
+                        change += dc;
+                    }
+                }
+                if (first == INFINITY) {
+                    break;
+                }
+                around += change;
+                t0 = first;
+                if (around <= 0) {
+                    A->x[c->p] = axpy(p, first + gap, u);
+                    break;
+                }
+            }
+            model_push_out(m, A, &A->x[c->p], true);
+            moved++;
+        }
+        total += moved;
+        if (moved == 0) {
+            break;
+        }
+    }
+    return total;
+}
+
 // With contact inside the solve, a point the solve left inside another body
 // (behind its contact's feature, and B's winding number about it above 1/2)
 // is put back out: the push's passes on those contacts to C = (p - q) . n -
-// PUT_BACK_GAP δ, each move given to the positions only.
+// PUT_BACK_GAP δ, each move given to the positions only; then the last way
+// out (way_out) for those the passes left inside.
 static void put_back(psb_model *m) {
     const double gap = PUT_BACK_GAP * m->params.contact_thickness;
     int inside = 0;
@@ -654,6 +779,7 @@ static void put_back(psb_model *m) {
         }
         push_out_touched(m, true);
     }
+    m->put_back += way_out(m);
 }
 
 // The impulse J given to p and taken from the corners: v_p += w_p J,
