@@ -383,7 +383,9 @@ long psb_world_full_list_steps(const psb_world *world);
 /// Points put back out of another body so far: with contact inside the
 /// solve, a point that a step's solve left inside another body (by its
 /// winding number) is moved back out past its surface at the end of the
-/// step, positions only (docs/contact.md, "Points put back").
+/// step, positions only (docs/contact.md, "Points put back"); one the
+/// passes leave inside is moved alone toward the body's nearest surface
+/// point and counted again ("The last way out").
 long psb_world_put_back_count(const psb_world *world);
 
 /// Number of bodies.
