@@ -504,6 +504,55 @@ static void test_rings(const psb_mesh *ring, psb_integrator integrator, double d
 }
 
 // ---------------------------------------------------------------------------
+// One body out of contact (psb_body_params.contact, the viewer's shift+K).
+
+// Two balls head on at 2 m/s each in the library's world, contact inside
+// the solve (BDF2), 40 steps: with both in contact they touch and part
+// again, B left where it came from; with B's contact off nothing touches
+// and B flies on through A, its centre ending past A's.
+static void test_body_out_of_contact(const psb_mesh *ball) {
+    for (int out = 0; out < 2; out++) {
+        const psb_params p = collision_params(PSB_BDF2, 1, true);
+        psb_error err = {0};
+        psb_world *w = psb_world_create(&p, &err);
+        CHECK(w != NULL, "world: %s", err.message);
+        if (!w) {
+            return;
+        }
+        int id[2] = {-1, -1};
+        for (int k = 0; k < 2; k++) {
+            psb_body_def def = psb_mesh_body_def(ball);
+            def.params = ball_material(ball, 200.0, 0.1, 400.0);
+            def.params.contact = !(out && k == 1);
+            def.offset = (psb_vec3){k == 0 ? -0.6 : 0.6, k == 0 ? 0.0 : 0.1, 0.0};
+            def.velocity = (psb_vec3){k == 0 ? 2.0 : -2.0, 0.0, 0.0};
+            id[k] = psb_world_add_body(w, &def, &err);
+            CHECK(id[k] >= 0, "add_body: %s", err.message);
+        }
+        int most = 0;
+        for (int s = 0; s < 40 && id[0] >= 0 && id[1] >= 0; s++) {
+            psb_world_step(w);
+            const int now = psb_world_contact_count(w) + psb_world_link_count(w);
+            most = now > most ? now : most;
+        }
+        const double xa = id[0] >= 0 ? psb_body_measure(w, id[0]).centroid.x : 0.0;
+        const double xb = id[1] >= 0 ? psb_body_measure(w, id[1]).centroid.x : 0.0;
+        printf("out of contact: ball B's contact %s: at most %d contacts and links, centres at "
+               "x = %.3f (A) and %.3f (B) m\n",
+               out ? "off" : "on", most, xa, xb);
+        if (out) {
+            CHECK(most == 0, "ball B out of contact: %d contacts and links", most);
+            CHECK(xb < xa - 0.5, "ball B out of contact did not pass through A (x %g, A's %g)", xb,
+                  xa);
+        } else {
+            CHECK(most > 0, "both in contact: the balls never touched");
+            CHECK(xb > xa + 0.5, "both in contact: ball B at x %g, A at %g", xb, xa);
+        }
+        psb_world_destroy(w);
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Restitution.
 
 // Two equal balls head on along x, at 0.5 m/s each, their points on the x
@@ -1200,6 +1249,7 @@ int main(void) {
     test_put_back(&ring, PSB_BDF2);
     test_put_back(&ring, PSB_IMPLICIT);
     test_solve_alone(&ball, &ring);
+    test_body_out_of_contact(&ball);
     double rebound[2] = {0.0, 0.0};
     test_restitution(&ball, 1.0, &rebound[1]);
     test_restitution(&ball, 0.0, &rebound[0]);

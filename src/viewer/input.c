@@ -404,6 +404,37 @@ static void toggle_pin(app *a) {
         point, label, g->pin_at.x, g->pin_at.y, g->pin_at.z);
 }
 
+// Shift+K: the contact of one body with the others (and with itself, where
+// self contact is on) off, or on again (psb_body_params.contact): the body
+// held, else the one under the cursor. K switches contact for the whole
+// world; R keeps what shift+K set, a new scene starts with every body on.
+static void toggle_body_contact(app *a) {
+    int body = a->grab.body, point = a->grab.point;
+    if (body < 0 && !point_under_cursor(a, &body, &point)) {
+        status_message(a, false,
+                       "shift+K: point at a body (or hold one), then shift+K switches its contact "
+                       "with the other bodies off or on");
+        return;
+    }
+    psb_world *w = a->scene.world;
+    psb_body_params p = *psb_body_get_params(w, body);
+    p.contact = !p.contact;
+    psb_error err = {0};
+    if (psb_body_set_params(w, body, &p, &err) != PSB_OK) {
+        status_message(a, true, "%s", err.message);
+        return;
+    }
+    const char *label = a->scene.bodies[body].label;
+    if (!p.contact) {
+        status_message(a, false,
+                       "%s: contact off, the other bodies pass through it (shift+K on it: on)",
+                       label);
+    } else {
+        status_message(a, false, "%s: contact on%s", label,
+                       a->contact_on ? "" : " (contact between bodies is off for every body: K)");
+    }
+}
+
 // M: shape matching off for every body when any has it, else on for every
 // body with the configured k_shape and damping (so the shape scene's
 // deliberately different bodies all switch together).
@@ -510,6 +541,10 @@ void input_key(app *a, int key, int action, int mods) {
         status_message(a, false, "gravity %s", a->gravity_on ? "on" : "off");
         break;
     case GLFW_KEY_K:
+        if (mods & GLFW_MOD_SHIFT) {
+            toggle_body_contact(a);
+            break;
+        }
         a->contact_on = !a->contact_on;
         controls_apply(a);
         status_message(a, false, "contact between bodies %s", a->contact_on ? "on" : "off");

@@ -206,6 +206,7 @@ void output_report(const app *a, FILE *out) {
                 m->spring_k, m->wind_drag);
         fprintf(out, "body%d_mass=%g\nbody%d_spring_damping=%g\nbody%d_gas_nrt=%g\n", b, m->mass, b,
                 m->spring_damping, b, m->gas_nrt);
+        fprintf(out, "body%d_contact=%d\n", b, m->contact);
         char key[32];
         snprintf(key, sizeof key, "body%d_centroid", b);
         print_vec(out, key, s->centroid);

@@ -377,13 +377,21 @@ static void material_column(app *a) {
              p->restitution, p->friction);
     column_line(a, 2, 2, ui_dim, t);
     const int links = psb_world_link_count(a->scene.world);
+    int out = 0; // bodies whose own contact shift+K switched off
+    for (int b = 0; b < a->scene.body_count; b++) {
+        out += !psb_body_get_params(a->scene.world, b)->contact;
+    }
+    int used = 0;
     if (!p->body_contact) {
-        snprintf(t, sizeof t, "contact off (K)");
+        used = snprintf(t, sizeof t, "contact off (K)");
     } else if (links > 0) {
-        snprintf(t, sizeof t, "%d contacts  %d links", psb_world_contact_count(a->scene.world),
-                 links);
+        used = snprintf(t, sizeof t, "%d contacts  %d links",
+                        psb_world_contact_count(a->scene.world), links);
     } else {
-        snprintf(t, sizeof t, "%d contacts", psb_world_contact_count(a->scene.world));
+        used = snprintf(t, sizeof t, "%d contacts", psb_world_contact_count(a->scene.world));
+    }
+    if (out > 0 && p->body_contact && used > 0 && (size_t)used < sizeof t) {
+        snprintf(t + used, sizeof t - (size_t)used, "  %d out", out);
     }
     column_line(a, 2, 3, ui_dim, t);
 }
@@ -462,6 +470,7 @@ static const help_row help_keys[] = {
     {"T", "pin / unpin the point held or pointed at"},
     {"M", "shape matching on / off for every body"},
     {"B  K", "wind on / off, body contact on / off"},
+    {"shift+K", "contact on / off for the body held or pointed at"},
     {"V  N  F", "velocity vectors, normals, pressure forces"},
     {"W  C", "spring wireframe, colour by spring strain"},
     {"Z  or  Home", "frame the scene again (camera, 2D view)"},

@@ -632,6 +632,31 @@ contact)
     printf '1 key K\n' >"$tmp/script"
     view 3 --no-body-contact --input-script "$tmp/script"
     expect body_contact 1 "$tmp/report"
+    # Shift+K with the cursor on a body: that body alone out of contact
+    # (the others and the world's switch as they were); again: back in. R
+    # keeps it; with nothing under the cursor it says what to do.
+    printf '2 mouse_move_body 5\n3 key K shift\n4 key R\n' >"$tmp/script"
+    # shellcheck disable=SC2086
+    view 6 --scene pile $small --input-script "$tmp/script"
+    expect body5_contact 0 "$tmp/report"
+    expect body4_contact 1 "$tmp/report"
+    expect body_contact 1 "$tmp/report"
+    printf '2 mouse_move_body 5\n3 key K shift\n' >"$tmp/script"
+    # shellcheck disable=SC2086
+    view 5 --scene pile $small --input-script "$tmp/script"
+    grep -q "^message=ring 6 (2D): contact off" "$tmp/report" ||
+        fail "shift+K on ring 6 says: $(get message "$tmp/report")"
+    printf '2 mouse_move_body 5\n3 key K shift\n4 key K shift\n' >"$tmp/script"
+    # shellcheck disable=SC2086
+    view 6 --scene pile $small --input-script "$tmp/script"
+    expect body5_contact 1 "$tmp/report"
+    printf '2 mouse_move 5 300\n3 key K shift\n' >"$tmp/script"
+    # shellcheck disable=SC2086
+    view 5 --scene pile $small --input-script "$tmp/script"
+    grep -q "^message=shift+K: point at a body" "$tmp/report" ||
+        fail "shift+K on nothing says: $(get message "$tmp/report")"
+    [ "$(grep -c '^body[0-9]*_contact=0' "$tmp/report")" -eq 0 ] ||
+        fail "shift+K on nothing switched a body off"
     ;;
 wind)
     # B: the configured wind (the flag's by default) on and off; it pushes the ring.
