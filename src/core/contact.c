@@ -65,7 +65,7 @@ typedef struct contact_body {
     double *point_n[3]; // pseudo-normal at each point (angle-weighted), this step
     long prepared;      // the world step of the normals and the grid, or -1
     bool touched;       // in a contact of this step
-    int way_out;        // the last sweep of way_out that moved one of its points, or -1
+    int way_out;        // the last sweep of way_out that moved one of its points (-1: none)
 
     // A ring's links carried over (contact_keep_link_forces): the force the
     // point's link pushed with at the end of the last solved sub-step, N, and
@@ -1316,10 +1316,12 @@ static psb_vec3 way_out_to(const contact_body *cb, const psb_body *b, psb_vec3 p
 // of the skin (from inside, the way out whether q is on a face, an edge or
 // a corner; the contact's n where p is on the surface), or, where b's
 // surface has folded over itself there, on along u to where the ray leaves
-// it (way_out_to); then out of the floor, walls and spheres. Sweeps until one moves nothing,
-// WAY_OUT_SWEEPS at most. A sweep after the first checks only the contacts one of whose bodies had
-// a point moved in the sweep before or in this one: the others are as they were when last checked,
-// and were outside then, so the result is that of checking them all. Returns the points moved.
+// it (way_out_to); then out of the floor, walls and spheres. Sweeps until
+// one moves nothing, WAY_OUT_SWEEPS at most. A sweep after the first checks
+// only the contacts one of whose bodies had a point moved in the sweep
+// before or in this one: the others are as they were when last checked,
+// and were outside then, so the result is that of checking them all.
+// Returns the points moved.
 static int way_out(psb_world *w) {
     const struct contact_list *list = w->contacts;
     const double near = WAY_OUT_NEAR * w->params.contact_thickness;

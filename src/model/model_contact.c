@@ -24,7 +24,10 @@
 //            positions only, velocities left as they are; then, in sweeps
 //            until none moves (8 at most), each contact's point within δ / 2
 //            of its feature and inside B by its winding number moved alone
-//            to B's nearest surface point q' plus δ / 100 along q' - p
+//            to B's nearest surface point q' plus δ / 100 along q' - p, or,
+//            where B has folded over itself, on along that ray to the first
+//            crossing of B's surface where its winding number comes to 0,
+//            and δ / 100 past it; then out of the floor, walls and spheres
 //            (positions only);
 //   bounce   4 passes: the normal relative velocity un = u . n,
 //            u = v_p - sum β_i v_i, set to its target e (-un0) (un0: at the
