@@ -151,7 +151,9 @@ typedef struct psb_params {
     bool self_contact; ///< with body_contact: a body touches itself too (docs/contact.md): a
                        ///< point is held a skin off the rest of its own surface (its own
                        ///< triangles left out) on the side it came from; a 3D body's, with
-                       ///< contact_solve, by links of its solve (default off)
+                       ///< contact_solve, by links of its solve, and a point still through its
+                       ///< own surface after the step is moved out ("A body's own way out";
+                       ///< default off)
     double contact_thickness; ///< the skin of contact between bodies, m (>= 0; default 0.01): a
                               ///< point closer than this to another body's surface is pushed out
                               ///< (from a cloth: on the side it came from)
@@ -385,7 +387,9 @@ long psb_world_full_list_steps(const psb_world *world);
 /// winding number) is moved back out past its surface at the end of the
 /// step, positions only (docs/contact.md, "Points put back"); one the
 /// passes leave inside is moved alone toward the body's nearest surface
-/// point and counted again ("The last way out").
+/// point and counted again ("The last way out"); with self_contact, so is
+/// a point of a 3D body moved out of its own surface ("A body's own way
+/// out").
 long psb_world_put_back_count(const psb_world *world);
 
 /// Number of bodies.

@@ -36,6 +36,13 @@ enum {
 // at most WAY_OUT_SWEEPS sweeps over the contacts.
 #define WAY_OUT_NEAR 0.5
 enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
+// A body's own way out (own_way_out): a point with more triangles than
+// OWN_LOOP_MAX is not checked; a point whose own winding number is within
+// OWN_SLACK of 0 is not through its surface (a crumpled umbrella gives a
+// half: own_winding); it and the last way out take turns OWN_ROUNDS times
+// at most.
+enum { OWN_LOOP_MAX = 32, OWN_ROUNDS = 3 };
+#define OWN_SLACK 0.25
 
 // What contact keeps of a body: where its points were at the start of the
 // world step, and, as a surface others (and it) touch, its elements
@@ -66,6 +73,9 @@ typedef struct contact_body {
     long prepared;      // the world step of the normals and the grid, or -1
     bool touched;       // in a contact of this step
     int way_out;        // the last sweep of way_out that moved one of its points (-1: none)
+    // own_way_out's queue of points to check, and per point whether queued.
+    int *own_queue;
+    unsigned char *own_queued;
 
     // A ring's links carried over (contact_keep_link_forces): the force the
     // point's link pushed with at the end of the last solved sub-step, N, and
@@ -215,6 +225,8 @@ void contact_body_destroy(contact_body *cb) {
         free3(cb->start);
         free3(cb->vstart);
         free(cb->mark);
+        free(cb->own_queued);
+        free(cb->own_queue);
         free(cb->kept_force);
         free(cb->kept_against);
         free3(cb->kept_slip);
@@ -368,6 +380,8 @@ contact_body *contact_body_create(const psb_body *b) {
     contact_body *cb = calloc(1, sizeof *cb);
     if (!cb || !alloc3(cb->start, b->n_pad) || !alloc3(cb->vstart, b->n_pad) ||
         !(cb->mark = calloc((size_t)b->n_pad, 1)) ||
+        !(cb->own_queued = calloc((size_t)b->n_pad, 1)) ||
+        !(cb->own_queue = malloc((size_t)b->n_pad * sizeof(int))) ||
         !(cb->kept_force = calloc((size_t)b->n_pad, sizeof(double))) ||
         !(cb->kept_against = calloc((size_t)b->n_pad, sizeof(int))) ||
         !alloc3(cb->kept_slip, b->n_pad) ||
@@ -1183,35 +1197,47 @@ static void push_out_touched(psb_world *w, bool put_back) {
     }
 }
 
+// The solid angle the triangle of corners k (of body b) subtends at p:
+// 2 atan2(a . (b x c), |a||b||c| + (a . b)|c| + (b . c)|a| + (c . a)|b|)
+// with a, b, c its corners less p (Van Oosterom and Strackee); positive
+// from the side its outward normal points away from.
+static double solid_angle(const psb_body *b, const int *k, psb_vec3 p) {
+    // The corners less p: ra, rb and rc.
+    const psb_vec3 ra = sub(point_at(b, k[0]), p), rb = sub(point_at(b, k[1]), p);
+    const psb_vec3 rc = sub(point_at(b, k[2]), p);
+    const double la = sqrt(dot(ra, ra)), lb = sqrt(dot(rb, rb)), lc = sqrt(dot(rc, rc));
+    const double below = la * lb * lc + dot(ra, rb) * lc + dot(rb, rc) * la + dot(rc, ra) * lb;
+    return 2.0 * atan2(dot(ra, cross(rb, rc)), below);
+}
 // The winding number of body b's surface about p: 1 inside a closed one,
 // 0 outside. A 3D body: the solid angles its triangles subtend at p, over
-// 4 pi, each 2 atan2(a . (b x c), |a||b||c| + (a . b)|c| + (b . c)|a| +
-// (c . a)|b|) with a, b, c its corners less p (Van Oosterom and Strackee);
-// a ring: the angles its edges subtend at p, over 2 pi.
+// 4 pi; a ring: the angles its edges subtend at p, over 2 pi.
 static double winding_number(const contact_body *cb, const psb_body *b, psb_vec3 p) {
     double sum = 0.0;
     for (int e = 0; e < cb->elements; e++) {
         const int *k = &cb->corner[cb->per * e];
-        // The corners less p: ra, rb and rc.
-        const psb_vec3 ra = sub(point_at(b, k[0]), p), rb = sub(point_at(b, k[1]), p);
         if (cb->per == 2) {
+            const psb_vec3 ra = sub(point_at(b, k[0]), p), rb = sub(point_at(b, k[1]), p);
             sum += atan2(ra.x * rb.y - ra.y * rb.x, ra.x * rb.x + ra.y * rb.y);
             continue;
         }
-        const psb_vec3 rc = sub(point_at(b, k[2]), p);
-        const double la = sqrt(dot(ra, ra)), lb = sqrt(dot(rb, rb)), lc = sqrt(dot(rc, rc));
-        const double below = la * lb * lc + dot(ra, rb) * lc + dot(rb, rc) * la + dot(rc, ra) * lb;
-        sum += 2.0 * atan2(dot(ra, cross(rb, rc)), below);
+        sum += solid_angle(b, k, p);
     }
     return sum / (cb->per == 2 ? 2.0 * PI : 4.0 * PI);
 }
 
 // The point of body b's surface nearest p, every element looked at (of
-// equals, the first in index order).
-static psb_vec3 nearest_surface_point(const contact_body *cb, const psb_body *b, psb_vec3 p) {
+// equals, the first in index order); with own >= 0 (p is b's point own),
+// every element but those beside own (a corner own or joined to it). p
+// itself where none is looked at.
+static psb_vec3 nearest_surface_point(const contact_body *cb, const psb_body *b, psb_vec3 p,
+                                      int own) {
     psb_vec3 best = p;
     double best_d2 = INFINITY;
     for (int e = 0; e < cb->elements; e++) {
+        if (own >= 0 && beside(cb, e, own)) {
+            continue;
+        }
         const int *k = &cb->corner[cb->per * e];
         double beta[3];
         if (cb->per == 2) {
@@ -1274,17 +1300,23 @@ static double ray_crossing(const contact_body *cb, const psb_body *b, int e, psb
 // `winding` about it) that leaves along u: the ray p + t u is followed over
 // b's surface, crossing by crossing (those at the same t together), the
 // winding number changed by each, to the first crossing where it comes to
-// 0; p goes gap past it. On a surface that has folded over itself, past the
-// nearest sheet is not outside. `fallback` where no such crossing comes
+// 0 (or past it); p goes gap past it. On a surface that has folded over
+// itself, past the nearest sheet is not outside. With own >= 0, p is b's
+// point own (own_way_out: its own triangles left out, its winding number
+// about the rest of b, +1 or -1). `fallback` where no such crossing comes
 // within WAY_OUT_CROSSINGS.
 static psb_vec3 way_out_to(const contact_body *cb, const psb_body *b, psb_vec3 p, psb_vec3 u,
-                           double winding, double gap, psb_vec3 fallback) {
+                           double winding, int own, double gap, psb_vec3 fallback) {
     int inside = (int)lround(winding);
+    const int sign = inside > 0 ? 1 : -1;
     double t0 = 0.0;
     for (int crossing = 0; crossing < WAY_OUT_CROSSINGS; crossing++) {
         double first = INFINITY;
         int change = 0;
         for (int e = 0; e < cb->elements; e++) {
+            if (own >= 0 && own_element(cb, e, own)) {
+                continue;
+            }
             int c = 0;
             const double t = ray_crossing(cb, b, e, p, u, t0, &c);
             if (t < first) {
@@ -1299,7 +1331,7 @@ static psb_vec3 way_out_to(const contact_body *cb, const psb_body *b, psb_vec3 p
         }
         inside += change;
         t0 = first;
-        if (inside <= 0) {
+        if (sign * inside <= 0) {
             return add(p, scale(first + gap, u));
         }
     }
@@ -1349,15 +1381,274 @@ static int way_out(psb_world *w) {
             if (!(winding > 0.5)) {
                 continue;
             }
-            const psb_vec3 q = nearest_surface_point(b->touch, b, p);
+            const psb_vec3 q = nearest_surface_point(b->touch, b, p, -1);
             const psb_vec3 out = sub(q, p);
             const double l = sqrt(dot(out, out));
             const psb_vec3 u = l > 0.0 ? scale(1.0 / l, out) : c->n;
-            const psb_vec3 to = way_out_to(b->touch, b, p, u, winding, gap, add(q, scale(gap, u)));
+            const psb_vec3 to =
+                way_out_to(b->touch, b, p, u, winding, -1, gap, add(q, scale(gap, u)));
             move_point(a, c->p, sub(to, p), 0.0);
             push_out_point(w, a, c->p, 0.0);
             a->touch->way_out = sweep;
             moved++;
+        }
+        total += moved;
+        if (moved == 0) {
+            break;
+        }
+    }
+    return total;
+}
+
+// ---- a body's own way out (docs/contact.md, "A body's own way out")
+
+// The winding number of the rest of body b's surface (a shell) about its
+// own point k, put at p: the solid angles of the triangles that do not use
+// k, over 4 pi, less the fraction of a small sphere round p that k's own
+// corner puts inside. That fraction, by Gauss-Bonnet on the unit sphere
+// round p: the directions to k's neighbours, in the order its triangles
+// run them (outward, counterclockwise), bound the cone outside the body on
+// their left; it is (2 pi + the sum of the loop's turns) / 4 pi. On a
+// surface that does not cross itself the result is 0; +1 where another
+// part of the body encloses p, -1 where p has passed through a sheet into
+// a pocket turned inside out. False where k's triangles do not make one
+// loop of at most OWN_LOOP_MAX neighbours (not checked).
+static bool own_winding(const contact_body *cb, const psb_body *b, int k, psb_vec3 p, double *s) {
+    int from[OWN_LOOP_MAX], to[OWN_LOOP_MAX], count = 0;
+    double sum = 0.0;
+    for (int e = 0; e < cb->elements; e++) {
+        const int *c = &cb->corner[3 * e];
+        const int j = c[0] == k ? 0 : c[1] == k ? 1 : c[2] == k ? 2 : -1;
+        if (j < 0) {
+            sum += solid_angle(b, c, p);
+        } else if (count == OWN_LOOP_MAX) {
+            return false;
+        } else {
+            from[count] = c[(j + 1) % 3];
+            to[count++] = c[(j + 2) % 3];
+        }
+    }
+    if (count < 3) {
+        return false;
+    }
+    // The loop, edge after edge from its first: loop[i] is its i-th point.
+    int loop[OWN_LOOP_MAX];
+    loop[0] = from[0];
+    int at = to[0];
+    for (int i = 1; i < count; i++) {
+        int next = -1;
+        for (int j = 0; j < count && next < 0; j++) {
+            next = from[j] == at ? j : -1;
+        }
+        if (next < 0 || at == loop[0]) {
+            return false;
+        }
+        loop[i] = at;
+        at = to[next];
+    }
+    if (at != loop[0]) {
+        return false;
+    }
+    double turns = 0.0;
+    for (int i = 0; i < count; i++) {
+        const psb_vec3 d0 = unit(sub(point_at(b, loop[(i + count - 1) % count]), p));
+        const psb_vec3 d = unit(sub(point_at(b, loop[i]), p));
+        const psb_vec3 d1 = unit(sub(point_at(b, loop[(i + 1) % count]), p));
+        // The great circles' directions at d: in from d0, out to d1.
+        const psb_vec3 in = sub(scale(dot(d0, d), d), d0), out = sub(d1, scale(dot(d1, d), d));
+        turns += atan2(dot(d, cross(in, out)), dot(in, out));
+    }
+    *s = sum / (4.0 * PI) - (2.0 * PI + turns) / (4.0 * PI);
+    return true;
+}
+
+// Whether point k's umbrella has turned over: its pseudo-normal faces away
+// from the sum of its neighbours' (this step's, surface_normals).
+static bool turned_over(const contact_body *cb, int k) {
+    psb_vec3 sum = v3(0.0, 0.0, 0.0);
+    for (int s = cb->next_start[k]; s < cb->next_start[k + 1]; s++) {
+        const int j = cb->next[s];
+        sum = add(sum, v3(cb->point_n[0][j], cb->point_n[1][j], cb->point_n[2][j]));
+    }
+    return dot(sum, v3(cb->point_n[0][k], cb->point_n[1][k], cb->point_n[2][k])) < 0.0;
+}
+
+// The middle of point k's neighbours, gap out along the sum of their
+// pseudo-normals (this step's, surface_normals).
+static psb_vec3 neighbours_middle(const contact_body *cb, const psb_body *b, int k, double gap) {
+    psb_vec3 middle = v3(0.0, 0.0, 0.0), up = middle;
+    const int first = cb->next_start[k], last = cb->next_start[k + 1];
+    for (int i = first; i < last; i++) {
+        const int j = cb->next[i];
+        middle = add(middle, point_at(b, j));
+        up = add(up, v3(cb->point_n[0][j], cb->point_n[1][j], cb->point_n[2][j]));
+    }
+    return add(scale(1.0 / (last - first), middle), scale(gap, unit(up)));
+}
+
+// Moves point k of body b to `to`, positions only, then out of the
+// floor, walls and spheres.
+static void own_move(psb_world *w, psb_body *b, int k, psb_vec3 to) {
+    move_point(b, k, sub(to, point_at(b, k)), 0.0);
+    push_out_point(w, b, k, 0.0);
+    b->touch->touched = true;
+}
+
+// Point k of body b out of b's own surface, if its own winding number s
+// (own_winding) says it is through it: toward q, b's nearest surface point
+// but its own and its neighbours' triangles, on along that ray over the
+// rest of b's triangles to where the winding number comes to 0
+// (way_out_to); else to q plus gap; else to the middle of its neighbours
+// (neighbours_middle): the first where k's own winding number is nearer 0
+// than s by OWN_SLACK. Where none is and s is a half (k's umbrella has
+// crumpled: its neighbours' directions make no simple loop from anywhere
+// near), one neighbour j is moved instead, to the middle of its own
+// neighbours: the first, in the caller's order, after whose move k's own
+// winding number is so much nearer 0 and j's own is within OWN_SLACK of it.
+// Positions only, then out of the floor, walls and spheres. Returns -1
+// where k was not through (or not checked), else whether a point moved (1)
+// or not (0).
+static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
+    const contact_body *cb = b->touch;
+    const psb_vec3 p = point_at(b, k);
+    double s;
+    if (!own_winding(cb, b, k, p, &s) || !(fabs(s) > 0.5 - OWN_SLACK)) {
+        return -1;
+    }
+    psb_vec3 tries[3];
+    int count = 0;
+    const psb_vec3 q = nearest_surface_point(cb, b, p, k);
+    const psb_vec3 out = sub(q, p);
+    const double l = sqrt(dot(out, out));
+    if (l > 0.0) {
+        const psb_vec3 u = scale(1.0 / l, out), beyond = add(q, scale(gap, u));
+        tries[count++] = way_out_to(cb, b, p, u, s, k, gap, beyond);
+        tries[count++] = beyond;
+    }
+    tries[count++] = neighbours_middle(cb, b, k, gap);
+    for (int i = 0; b->inv_mass[k] != 0.0 && i < count; i++) {
+        double after;
+        if (own_winding(cb, b, k, tries[i], &after) && fabs(after) < fabs(s) - OWN_SLACK) {
+            own_move(w, b, k, tries[i]);
+            return 1;
+        }
+    }
+    if (!(fabs(s) < 1.0 - OWN_SLACK)) {
+        return 0;
+    }
+    // The neighbours in the caller's order (a handful, by selection).
+    int last = -1;
+    for (int n = cb->next_start[k]; n < cb->next_start[k + 1]; n++) {
+        int j = -1;
+        for (int i = cb->next_start[k]; i < cb->next_start[k + 1]; i++) {
+            const int c = cb->next[i];
+            if (b->order[c] > last && (j < 0 || b->order[c] < b->order[j])) {
+                j = c;
+            }
+        }
+        last = b->order[j];
+        if (b->inv_mass[j] == 0.0) {
+            continue;
+        }
+        const psb_vec3 was = point_at(b, j), to = neighbours_middle(cb, b, j, gap);
+        double after_k, after_j;
+        b->x[0][j] = to.x, b->x[1][j] = to.y, b->x[2][j] = to.z;
+        const bool better = own_winding(cb, b, k, p, &after_k) &&
+                            fabs(after_k) < fabs(s) - OWN_SLACK &&
+                            own_winding(cb, b, j, to, &after_j) && fabs(after_j) < OWN_SLACK;
+        b->x[0][j] = was.x, b->x[1][j] = was.y, b->x[2][j] = was.z;
+        if (better) {
+            own_move(w, b, j, to);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// Whether the point of contact c (of a body with itself) crossed its
+// feature's triangle in this step: the way from where it started, carried
+// along by the feature's point's move (p0 + q - q0), to where it is now,
+// through the triangle where it is now. (A point held a skin off its own
+// crease, or a little nearer, is not: checking every contact within half
+// the skin, as the last way out does, cost the rocker arm, with 6300 of
+// them, 20 times its step.)
+static bool crossed_feature(const psb_body *b, const contact *c) {
+    const contact_body *cb = b->touch;
+    const psb_vec3 p = point_at(b, c->p), q = surface_point(b, c->corner, c->beta, 3);
+    const psb_vec3 p0 = add(v3(cb->start[0][c->p], cb->start[1][c->p], cb->start[2][c->p]),
+                            sub(q, start_point(cb, c->e, c->beta)));
+    int change = 0;
+    return ray_crossing(cb, b, c->e, p0, sub(p, p0), 0.0, &change) <= 1.0;
+}
+
+// A body's own way out, after the last way out, with self contact on
+// (docs/contact.md, "A body's own way out"): a shell's point that its own
+// winding number finds through its own surface is moved out of it
+// (own_way_out_point). Its links with itself hold two sheets of it apart,
+// but not a point pushed through its own ring's neighbours (its umbrella
+// turned over), nor every point of a patch that a landing crumples within a
+// step. Checked: the point of each of a shell's contacts with itself that
+// crossed its feature in the step (crossed_feature), and each point of a
+// shell in contact whose umbrella has turned over (turned_over); and from
+// each point found through, its neighbours, and theirs, as far as points
+// are found through (a pocket of the surface pushed through a sheet is
+// joined up). In sweeps until one moves nothing, WAY_OUT_SWEEPS at most.
+// Returns the points moved.
+static int own_way_out(psb_world *w) {
+    const struct contact_list *list = w->contacts;
+    const double gap = PUT_BACK_GAP * w->params.contact_thickness;
+    int total = 0;
+    for (int sweep = 0; sweep < WAY_OUT_SWEEPS; sweep++) {
+        int moved = 0;
+        for (int i = 0; i < w->body_count; i++) {
+            psb_body *b = w->bodies[i];
+            if (!takes_part(b) || !links_itself(w, b) || !b->touch->touched ||
+                b->touch->prepared != w->steps) {
+                continue;
+            }
+            contact_body *cb = b->touch;
+            // The points to check, in order: the seeds, then each found
+            // through adds its neighbours not yet queued.
+            int queued = 0;
+            for (int c = 0; c < list->count; c++) {
+                const contact *t = &list->items[c];
+                if (t->a == i && t->b == i && !cb->own_queued[t->p] && crossed_feature(b, t)) {
+                    cb->own_queued[t->p] = 1;
+                    cb->own_queue[queued++] = t->p;
+                }
+            }
+            for (int j = 0; j < b->n; j++) {
+                const int k = b->rank[j];
+                if (!cb->own_queued[k] && turned_over(cb, k)) {
+                    cb->own_queued[k] = 1;
+                    cb->own_queue[queued++] = k;
+                }
+            }
+            for (int at = 0; at < queued; at++) {
+                const int k = cb->own_queue[at], r = own_way_out_point(w, b, k, gap);
+                moved += r > 0;
+                const int from = queued;
+                for (int s = cb->next_start[k]; r >= 0 && s < cb->next_start[k + 1]; s++) {
+                    const int j = cb->next[s];
+                    if (!cb->own_queued[j]) {
+                        cb->own_queued[j] = 1;
+                        cb->own_queue[queued++] = j;
+                    }
+                }
+                // (in the caller's order of the points, as the plain model
+                // takes them: a handful, by insertion)
+                for (int q = from + 1; q < queued; q++) {
+                    const int j = cb->own_queue[q];
+                    int to = q - 1;
+                    for (; to >= from && b->order[cb->own_queue[to]] > b->order[j]; to--) {
+                        cb->own_queue[to + 1] = cb->own_queue[to];
+                    }
+                    cb->own_queue[to + 1] = j;
+                }
+            }
+            for (int at = 0; at < queued; at++) {
+                cb->own_queued[cb->own_queue[at]] = 0;
+            }
         }
         total += moved;
         if (moved == 0) {
@@ -1405,6 +1696,17 @@ static void put_back(psb_world *w) {
         push_out_touched(w, true);
     }
     w->put_back += way_out(w);
+    // A point moved out of its own body may end inside another, and one
+    // moved out of another inside its own: each again while the other moved
+    // a point, OWN_ROUNDS times at most.
+    for (int round = 0; w->params.self_contact && round < OWN_ROUNDS; round++) {
+        const int own = own_way_out(w);
+        const int others = own > 0 ? way_out(w) : 0;
+        w->put_back += own + others;
+        if (others == 0) {
+            break;
+        }
+    }
 }
 
 // Pushes the pairs of the list apart and sets their normal velocities.

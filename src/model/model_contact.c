@@ -28,7 +28,11 @@
 //            where B has folded over itself, on along that ray to the first
 //            crossing of B's surface where its winding number comes to 0,
 //            and δ / 100 past it; then out of the floor, walls and spheres
-//            (positions only);
+//            (positions only); with self_contact, a shell's point through
+//            its own surface by its own winding number moved out of it the
+//            same way, or to the middle of its neighbours, or one of those
+//            moved (own_way_out), the two ways out in turn while either
+//            moves a point, three rounds at most;
 //   bounce   4 passes: the normal relative velocity un = u . n,
 //            u = v_p - sum β_i v_i, set to its target e (-un0) (un0: at the
 //            start of the step; 0 below the speed gravity gives in two
@@ -54,6 +58,12 @@ enum { POSITION_PASSES = 4, VELOCITY_PASSES = 4 };
 // WAY_OUT_SWEEPS sweeps over the contacts.
 #define WAY_OUT_NEAR 0.5
 enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
+// A body's own way out (own_way_out): a point with more triangles than
+// OWN_LOOP_MAX is not checked; a point whose own winding number is within
+// OWN_SLACK of 0 is not through its surface; it and the last way out take
+// turns OWN_ROUNDS times at most.
+enum { OWN_LOOP_MAX = 32, OWN_ROUNDS = 3 };
+#define OWN_SLACK 0.25
 
 // With contact inside the solve: how fast a link moves a point that starts a
 // sub-step inside another body, or within its skin, back out to the skin, m/s
@@ -619,6 +629,12 @@ static void push_apart(psb_model *m, bool self_only) {
 // (a . b)|c| + (b . c)|a| + (c . a)|b|) with a, b, c its corners less p
 // (Van Oosterom and Strackee), summed over 4 pi; a ring: the angle of each
 // edge at p, summed over 2 pi.
+static double solid_angle(const model_body *B, const int *t, psb_vec3 p) {
+    const psb_vec3 a = sub(B->x[t[0]], p), b = sub(B->x[t[1]], p), c = sub(B->x[t[2]], p);
+    const double la = norm(a), lb = norm(b), lc = norm(c);
+    return 2.0 * atan2(dot(a, cross(b, c)),
+                       la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb);
+}
 static double winding_number(const model_body *B, psb_vec3 p) {
     const bool ring = B->kind == PSB_RING;
     const int features = ring ? B->n : B->tri_count;
@@ -626,14 +642,11 @@ static double winding_number(const model_body *B, psb_vec3 p) {
     for (int f = 0; f < features; f++) {
         int corner[3];
         model_feature_corners(B, f, corner);
-        const psb_vec3 a = sub(B->x[corner[0]], p), b = sub(B->x[corner[1]], p);
         if (ring) {
+            const psb_vec3 a = sub(B->x[corner[0]], p), b = sub(B->x[corner[1]], p);
             sum += atan2(a.x * b.y - a.y * b.x, a.x * b.x + a.y * b.y);
         } else {
-            const psb_vec3 c = sub(B->x[corner[2]], p);
-            const double la = norm(a), lb = norm(b), lc = norm(c);
-            sum += 2.0 * atan2(dot(a, cross(b, c)),
-                               la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb);
+            sum += solid_angle(B, corner, p);
         }
     }
     return sum / (ring ? 2.0 * PI : 4.0 * PI);
@@ -680,6 +693,49 @@ static double ray_crosses(const model_body *B, int f, psb_vec3 p, psb_vec3 u, do
     return t > t0 ? t : INFINITY;
 }
 
+// Where the ray p + t u (t > 0) leaves B, for a point p about which B's
+// winding number is `winding` (+1 inside; with own >= 0, p is B's point
+// own, its triangles left out, and the winding number its own, +1 or -1):
+// crossing by crossing (those at one t together), to the first where the
+// winding number comes to 0 or past it, and gap beyond; past the nearest
+// sheet of a surface folded over itself is not outside. `fallback` where
+// no crossing does within WAY_OUT_CROSSINGS.
+static psb_vec3 ray_out(const model_body *B, psb_vec3 p, psb_vec3 u, double winding, int own,
+                        double gap, psb_vec3 fallback) {
+    const int features = B->kind == PSB_RING ? B->n : B->tri_count;
+    const int sign = lround(winding) > 0 ? 1 : -1;
+    int around = (int)lround(winding);
+    double t0 = 0.0;
+    for (int crossing = 0; crossing < WAY_OUT_CROSSINGS; crossing++) {
+        double first = INFINITY;
+        int change = 0;
+        for (int f = 0; f < features; f++) {
+            int corner[3];
+            const int count = model_feature_corners(B, f, corner);
+            if (own >= 0 &&
+                (corner[0] == own || corner[1] == own || (count == 3 && corner[2] == own))) {
+                continue;
+            }
+            int dc = 0;
+            const double t = ray_crosses(B, f, p, u, t0, &dc);
+            if (t < first) {
+                first = t, change = dc;
+            } else if (t == first && t < INFINITY) {
+                change += dc;
+            }
+        }
+        if (first == INFINITY) {
+            break;
+        }
+        around += change;
+        t0 = first;
+        if (sign * around <= 0) {
+            return axpy(p, first + gap, u);
+        }
+    }
+    return fallback;
+}
+
 // The last way out, after put_back's passes: in sweeps over the contacts
 // until one moves nothing (WAY_OUT_SWEEPS at most), each contact's point p
 // (A ≠ B, B not a cloth, p not pinned) with (p - q) . n < WAY_OUT_NEAR δ
@@ -714,37 +770,316 @@ static int way_out(psb_model *m) {
             const psb_vec3 q = feature_point(B, f, beta);
             const double l = norm(sub(q, p));
             const psb_vec3 u = l > 0.0 ? scale(1.0 / l, sub(q, p)) : c->n;
-            A->x[c->p] = axpy(q, gap, u);
-            // On along u, crossing by crossing (those at one t together),
-            // to the first where the winding number comes to 0: past the
-            // nearest sheet of a surface folded over itself is not outside.
-            int around = (int)lround(winding);
-            double t0 = 0.0;
-            for (int crossing = 0; crossing < WAY_OUT_CROSSINGS; crossing++) {
-                const int features = B->kind == PSB_RING ? B->n : B->tri_count;
-                double first = INFINITY;
-                int change = 0;
-                for (int g = 0; g < features; g++) {
-                    int dc = 0;
-                    const double t = ray_crosses(B, g, p, u, t0, &dc);
-                    if (t < first) {
-                        first = t, change = dc;
-                    } else if (t == first && t < INFINITY) {
-                        change += dc;
-                    }
-                }
-                if (first == INFINITY) {
-                    break;
-                }
-                around += change;
-                t0 = first;
-                if (around <= 0) {
-                    A->x[c->p] = axpy(p, first + gap, u);
-                    break;
-                }
-            }
+            A->x[c->p] = ray_out(B, p, u, winding, -1, gap, axpy(q, gap, u));
             model_push_out(m, A, &A->x[c->p], true);
             moved++;
+        }
+        total += moved;
+        if (moved == 0) {
+            break;
+        }
+    }
+    return total;
+}
+
+// ---------------------------------------------------------------------------
+// A body's own way out (docs/contact.md, "A body's own way out").
+
+// Point i's neighbours, the other corners of its triangles, each once, in
+// increasing index, into next (room for 3 OWN_LOOP_MAX); their number, or
+// -1 where i has more than OWN_LOOP_MAX triangles.
+static int neighbours(const model_body *B, int i, int *next) {
+    if (B->around_first[i + 1] - B->around_first[i] > OWN_LOOP_MAX) {
+        return -1;
+    }
+    int count = 0;
+    for (int k = B->around_first[i]; k < B->around_first[i + 1]; k++) {
+        const int *t = &B->tri[3 * B->around[k]];
+        for (int j = 0; j < 3; j++) {
+            bool seen = t[j] == i;
+            for (int l = 0; l < count && !seen; l++) {
+                seen = next[l] == t[j];
+            }
+            if (!seen) {
+                int at = count++;
+                for (; at > 0 && next[at - 1] > t[j]; at--) {
+                    next[at] = next[at - 1];
+                }
+                next[at] = t[j];
+            }
+        }
+    }
+    return count;
+}
+
+// Point i's pseudo-normal where the contacts were found (x_found): the
+// normalised sum of its triangles' unit normals, each times its angle at i.
+static psb_vec3 found_normal(const model_body *B, int i) {
+    psb_vec3 sum = {0.0, 0.0, 0.0};
+    for (int k = B->around_first[i]; k < B->around_first[i + 1]; k++) {
+        const int *t = &B->tri[3 * B->around[k]];
+        const int c = t[0] == i ? 0 : t[1] == i ? 1 : 2;
+        const psb_vec3 e1 = sub(B->x_found[t[(c + 1) % 3]], B->x_found[i]);
+        const psb_vec3 e2 = sub(B->x_found[t[(c + 2) % 3]], B->x_found[i]);
+        const psb_vec3 n = normalized(cross(sub(B->x_found[t[1]], B->x_found[t[0]]),
+                                            sub(B->x_found[t[2]], B->x_found[t[0]])));
+        sum = axpy(sum, atan2(norm(cross(e1, e2)), dot(e1, e2)), n);
+    }
+    return normalized(sum);
+}
+
+// The winding number of the rest of B's surface about its point i, were i at
+// p: the solid angles at p of the triangles that do not have i, over 4 pi,
+// less the part of a small sphere round p that i's corner holds inside:
+// the directions d_j from p to i's neighbours, in the order its triangles
+// run them (b -> c for each triangle i, b, c), make a loop on the unit
+// sphere with the outside on its left, and the part is (2 pi + the sum of
+// its turns) / 4 pi (Gauss-Bonnet), each turn at d the angle about d from
+// the way the loop arrives from d0, (d0 . d) d - d0, to the way it leaves
+// for d1, d1 - (d1 . d) d. 0 where the surface does not cross itself, +1 where another part
+// encloses p, -1 where p has gone through a sheet into a pocket turned
+// inside out. False where i's triangles do not make one loop, or more than
+// OWN_LOOP_MAX.
+static bool own_winding(const model_body *B, int i, psb_vec3 p, double *s) {
+    int from[OWN_LOOP_MAX], to[OWN_LOOP_MAX], count = 0;
+    double sum = 0.0;
+    for (int f = 0; f < B->tri_count; f++) {
+        const int *t = &B->tri[3 * f];
+        if (t[0] != i && t[1] != i && t[2] != i) {
+            sum += solid_angle(B, t, p);
+            continue;
+        }
+        if (count == OWN_LOOP_MAX) {
+            return false;
+        }
+        const int j = t[0] == i ? 0 : t[1] == i ? 1 : 2;
+        from[count] = t[(j + 1) % 3];
+        to[count] = t[(j + 2) % 3];
+        count++;
+    }
+    if (count < 3) {
+        return false;
+    }
+    int loop[OWN_LOOP_MAX];
+    loop[0] = from[0];
+    int now = to[0];
+    for (int n = 1; n < count; n++) {
+        if (now == loop[0]) {
+            return false;
+        }
+        int e = 0;
+        while (e < count && from[e] != now) {
+            e++;
+        }
+        if (e == count) {
+            return false;
+        }
+        loop[n] = now;
+        now = to[e];
+    }
+    if (now != loop[0]) {
+        return false;
+    }
+    double turns = 0.0;
+    for (int n = 0; n < count; n++) {
+        const psb_vec3 d0 = normalized(sub(B->x[loop[(n + count - 1) % count]], p));
+        const psb_vec3 d = normalized(sub(B->x[loop[n]], p));
+        const psb_vec3 d1 = normalized(sub(B->x[loop[(n + 1) % count]], p));
+        const psb_vec3 in = sub(scale(dot(d0, d), d), d0), out = sub(d1, scale(dot(d1, d), d));
+        turns += atan2(dot(d, cross(in, out)), dot(in, out));
+    }
+    *s = sum / (4.0 * PI) - (2.0 * PI + turns) / (4.0 * PI);
+    return true;
+}
+
+// Where point i of B, through B's own surface by its own winding number s,
+// is taken (below): toward q, the nearest point of B's triangles that have
+// neither i nor a neighbour of i for a corner, and on along that ray, over
+// the triangles that do not have i, crossing by crossing (those at one t
+// together), to the first where the winding number comes to 0 or past it,
+// PUT_BACK_GAP δ beyond; q plus that gap where no crossing does within
+// WAY_OUT_CROSSINGS. Into tries: that, and q plus the gap; their number (0
+// where no triangle is far enough from i).
+static int own_tries(const model_body *B, int i, psb_vec3 p, double s, double gap,
+                     psb_vec3 tries[2]) {
+    double best2 = INFINITY, beta[3] = {0.0, 0.0, 0.0};
+    psb_vec3 q = p;
+    for (int f = 0; f < B->tri_count; f++) {
+        if (beside(B, f, i)) {
+            continue;
+        }
+        const int *t = &B->tri[3 * f];
+        closest_on_triangle(p, B->x[t[0]], B->x[t[1]], B->x[t[2]], beta);
+        const psb_vec3 on = feature_point(B, f, beta);
+        const double d2 = dot(sub(p, on), sub(p, on));
+        if (d2 < best2) {
+            best2 = d2;
+            q = on;
+        }
+    }
+    const double l = norm(sub(q, p));
+    if (!(l > 0.0)) {
+        return 0;
+    }
+    const psb_vec3 u = scale(1.0 / l, sub(q, p));
+    tries[1] = axpy(q, gap, u);
+    tries[0] = ray_out(B, p, u, s, i, gap, tries[1]);
+    return 2;
+}
+
+// The middle of point i's neighbours, PUT_BACK_GAP δ out along the sum of
+// their pseudo-normals where the contacts were found.
+static psb_vec3 middle_of_neighbours(const psb_model *m, const model_body *B, int i) {
+    int next[3 * OWN_LOOP_MAX];
+    const int n = neighbours(B, i, next);
+    psb_vec3 middle = {0.0, 0.0, 0.0}, up = {0.0, 0.0, 0.0};
+    for (int j = 0; j < n; j++) {
+        middle = add(middle, B->x[next[j]]);
+        up = add(up, found_normal(B, next[j]));
+    }
+    return axpy(scale(1.0 / n, middle), PUT_BACK_GAP * m->params.contact_thickness, normalized(up));
+}
+
+// Point i of B out of B's own surface where its own winding number s says
+// it has gone through (|s| above 1/2 less OWN_SLACK): to the first of
+// own_tries' places, then the middle of its neighbours, where its own
+// winding number is nearer 0 than s by OWN_SLACK. Where none is and s is a
+// half (i's umbrella crumpled), the first neighbour j (in index order)
+// that, moved to the middle of its own neighbours, brings i's own winding
+// number so much nearer 0 and has its own within OWN_SLACK of 0, is moved
+// there instead. A point moved goes out of the floor, walls and spheres;
+// positions only. -1: i not through (or not checked); else 1 if a point
+// moved, 0 if not.
+static int own_way_out_point(psb_model *m, model_body *B, int i) {
+    const double gap = PUT_BACK_GAP * m->params.contact_thickness;
+    const psb_vec3 p = B->x[i];
+    double s;
+    if (!own_winding(B, i, p, &s) || !(fabs(s) > 0.5 - OWN_SLACK)) {
+        return -1;
+    }
+    psb_vec3 tries[3];
+    int count = own_tries(B, i, p, s, gap, tries);
+    tries[count++] = middle_of_neighbours(m, B, i);
+    for (int k = 0; inverse_mass(B, i) > 0.0 && k < count; k++) {
+        double after;
+        if (own_winding(B, i, tries[k], &after) && fabs(after) < fabs(s) - OWN_SLACK) {
+            B->x[i] = tries[k];
+            model_push_out(m, B, &B->x[i], true);
+            return 1;
+        }
+    }
+    if (!(fabs(s) < 1.0 - OWN_SLACK)) {
+        return 0;
+    }
+    int next[3 * OWN_LOOP_MAX];
+    const int n = neighbours(B, i, next);
+    for (int k = 0; k < n; k++) {
+        const int j = next[k];
+        if (!(inverse_mass(B, j) > 0.0)) {
+            continue;
+        }
+        const psb_vec3 was = B->x[j];
+        B->x[j] = middle_of_neighbours(m, B, j);
+        double after_i, after_j;
+        if (own_winding(B, i, p, &after_i) && fabs(after_i) < fabs(s) - OWN_SLACK &&
+            own_winding(B, j, B->x[j], &after_j) && fabs(after_j) < OWN_SLACK) {
+            model_push_out(m, B, &B->x[j], true);
+            return 1;
+        }
+        B->x[j] = was;
+    }
+    return 0;
+}
+
+// Whether point i's umbrella has turned over: its pseudo-normal where the
+// contacts were found faces away from the sum of its neighbours'.
+static bool turned_over(const model_body *B, int i) {
+    int next[3 * OWN_LOOP_MAX];
+    const int n = neighbours(B, i, next);
+    psb_vec3 sum = {0.0, 0.0, 0.0};
+    if (n < 0) {
+        return false; // (not checked: own_winding would not be)
+    }
+    for (int j = 0; j < n; j++) {
+        sum = add(sum, found_normal(B, next[j]));
+    }
+    return dot(sum, found_normal(B, i)) < 0.0;
+}
+
+// Whether contact c's point (of B, against B itself) crossed its
+// feature's triangle in this step: the segment from where it started plus
+// its feature point's move (x_step, then now) to where it is now meets the
+// triangle where it is now.
+static bool crossed_feature(const model_body *B, const model_contact *c) {
+    int corner[3];
+    model_feature_corners(B, c->feature, corner);
+    psb_vec3 q0 = {0.0, 0.0, 0.0};
+    for (int j = 0; j < 3; j++) {
+        q0 = axpy(q0, c->beta[j], B->x_step[corner[j]]);
+    }
+    const psb_vec3 p0 = add(B->x_step[c->p], sub(feature_point(B, c->feature, c->beta), q0));
+    int change = 0;
+    return ray_crosses(B, c->feature, p0, sub(B->x[c->p], p0), 0.0, &change) <= 1.0;
+}
+
+// A body's own way out, with self contact on, after the last way out: in
+// sweeps until one moves nothing (WAY_OUT_SWEEPS at most), for each shell in
+// a contact that takes part in contact with itself, a queue of its points:
+// the point of each of its contacts with itself (in their order) that
+// crossed its feature in the step (crossed_feature), then each whose
+// umbrella has turned over
+// (turned_over, in index order); each is taken out of the body's own
+// surface if through it (own_way_out_point), and where it was found through,
+// its neighbours not yet queued are queued after the others (in index
+// order). Returns the points moved.
+static int own_way_out(psb_model *m) {
+    int total = 0;
+    for (int sweep = 0; sweep < WAY_OUT_SWEEPS; sweep++) {
+        int moved = 0;
+        for (int b = 0; b < m->body_count; b++) {
+            model_body *B = m->bodies[b];
+            bool in_contact = false;
+            for (int k = 0; k < m->contact_count && !in_contact; k++) {
+                in_contact = m->contacts[k].a == b || m->contacts[k].b == b;
+            }
+            if (!model_links_itself(m, B) || !pair_touches(m, b, b) || !in_contact) {
+                continue;
+            }
+            int *queue = malloc((size_t)B->n * sizeof *queue);
+            bool *queued = calloc((size_t)B->n, sizeof *queued);
+            if (!queue || !queued) {
+                free(queue);
+                free(queued);
+                continue; // (no memory: not checked)
+            }
+            int count = 0;
+            for (int k = 0; k < m->contact_count; k++) {
+                const model_contact *c = &m->contacts[k];
+                if (c->a == b && c->b == b && !queued[c->p] && crossed_feature(B, c)) {
+                    queued[c->p] = true;
+                    queue[count++] = c->p;
+                }
+            }
+            for (int i = 0; i < B->n; i++) {
+                if (!queued[i] && turned_over(B, i)) {
+                    queued[i] = true;
+                    queue[count++] = i;
+                }
+            }
+            for (int at = 0; at < count; at++) {
+                const int i = queue[at], r = own_way_out_point(m, B, i);
+                moved += r > 0;
+                int next[3 * OWN_LOOP_MAX];
+                const int n = r >= 0 ? neighbours(B, i, next) : 0;
+                for (int j = 0; j < n; j++) {
+                    if (!queued[next[j]]) {
+                        queued[next[j]] = true;
+                        queue[count++] = next[j];
+                    }
+                }
+            }
+            free(queue);
+            free(queued);
         }
         total += moved;
         if (moved == 0) {
@@ -783,6 +1118,17 @@ static void put_back(psb_model *m) {
         push_out_touched(m, true);
     }
     m->put_back += way_out(m);
+    // A point taken out of its own body may end inside another, and one
+    // taken out of another inside its own: each again while the other moved
+    // one, OWN_ROUNDS times at most.
+    for (int round = 0; m->params.self_contact && round < OWN_ROUNDS; round++) {
+        const int own = own_way_out(m);
+        const int others = own > 0 ? way_out(m) : 0;
+        m->put_back += own + others;
+        if (others == 0) {
+            break;
+        }
+    }
 }
 
 // The impulse J given to p and taken from the corners: v_p += w_p J,
