@@ -568,10 +568,10 @@ int main(void) {
     // points the links let through their own surface are taken out of it
     // (docs/contact.md, "A body's own way out"): 7 by backward Euler with 5
     // J of gas over 24 steps, 8 by BDF2 with 2 J over 24 (one of them, at
-    // step 22, a neighbour of a crumpled point). Each integrator on its own gas and
+    // step 22, a neighbour of a crumpled point). Each integrator on its own gas:
     // steps: the crumpling's solves are saddles, on which the fast step and
-    // the model part (by centimetres) at the next few steps, and at step 3
-    // BDF2 with 5 J.
+    // the model part (by centimetres) within a few steps after these (and
+    // BDF2 with 5 J at its step 3).
     scene through = base("a ball's top pulled through it", 24);
     through.unconverged_ok = true;
     through.only = PSB_IMPLICIT + 1;

@@ -38,7 +38,7 @@ enum {
 enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
 // A body's own way out (own_way_out): a point with more triangles than
 // OWN_LOOP_MAX is not checked; a point whose own winding number is within
-// OWN_SLACK of 0 is not through its surface (a crumpled umbrella gives a
+// 1/2 - OWN_SLACK of 0 is not through its surface (a crumpled umbrella gives a
 // half: own_winding); it and the last way out take turns OWN_ROUNDS times
 // at most.
 enum { OWN_LOOP_MAX = 32, OWN_ROUNDS = 3 };
@@ -1209,6 +1209,7 @@ static double solid_angle(const psb_body *b, const int *k, psb_vec3 p) {
     const double below = la * lb * lc + dot(ra, rb) * lc + dot(rb, rc) * la + dot(rc, ra) * lb;
     return 2.0 * atan2(dot(ra, cross(rb, rc)), below);
 }
+
 // The winding number of body b's surface about p: 1 inside a closed one,
 // 0 outside. A 3D body: the solid angles its triangles subtend at p, over
 // 4 pi; a ring: the angles its edges subtend at p, over 2 pi.
@@ -1571,7 +1572,7 @@ static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
 // through the triangle where it is now. (A point held a skin off its own
 // crease, or a little nearer, is not: checking every contact within half
 // the skin, as the last way out does, cost the rocker arm, with 6300 of
-// them, 20 times its step.)
+// them, 23 times its step.)
 static bool crossed_feature(const psb_body *b, const contact *c) {
     const contact_body *cb = b->touch;
     const psb_vec3 p = point_at(b, c->p), q = surface_point(b, c->corner, c->beta, 3);

@@ -31,7 +31,9 @@
 //            (positions only); with self_contact, a shell's point through
 //            its own surface by its own winding number moved out of it the
 //            same way, or to the middle of its neighbours, or one of those
-//            moved (own_way_out), the two ways out in turn while either
+//            moved (own_way_out), then the last way out again where that
+//            moved a point, and the own way out again where the last moved
+//            one, three rounds at most;
 //            moves a point, three rounds at most;
 //   bounce   4 passes: the normal relative velocity un = u . n,
 //            u = v_p - sum β_i v_i, set to its target e (-un0) (un0: at the
@@ -60,7 +62,7 @@ enum { POSITION_PASSES = 4, VELOCITY_PASSES = 4 };
 enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
 // A body's own way out (own_way_out): a point with more triangles than
 // OWN_LOOP_MAX is not checked; a point whose own winding number is within
-// OWN_SLACK of 0 is not through its surface; it and the last way out take
+// 1/2 - OWN_SLACK of 0 is not through its surface; it and the last way out take
 // turns OWN_ROUNDS times at most.
 enum { OWN_LOOP_MAX = 32, OWN_ROUNDS = 3 };
 #define OWN_SLACK 0.25
@@ -624,17 +626,19 @@ static void push_apart(psb_model *m, bool self_only) {
     }
 }
 
-// The winding number of B's surface about p, 1 inside and 0 outside:
-// the solid angle of each triangle at p, 2 atan2(a . (b x c), |a||b||c| +
-// (a . b)|c| + (b . c)|a| + (c . a)|b|) with a, b, c its corners less p
-// (Van Oosterom and Strackee), summed over 4 pi; a ring: the angle of each
-// edge at p, summed over 2 pi.
+// The solid angle triangle t (its corners' indices) of B subtends at p:
+// 2 atan2(a . (b x c), |a||b||c| + (a . b)|c| + (b . c)|a| + (c . a)|b|)
+// with a, b, c its corners less p (Van Oosterom and Strackee).
 static double solid_angle(const model_body *B, const int *t, psb_vec3 p) {
     const psb_vec3 a = sub(B->x[t[0]], p), b = sub(B->x[t[1]], p), c = sub(B->x[t[2]], p);
     const double la = norm(a), lb = norm(b), lc = norm(c);
     return 2.0 * atan2(dot(a, cross(b, c)),
                        la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb);
 }
+
+// The winding number of B's surface about p, 1 inside and 0 outside: the
+// solid angles of its triangles at p summed over 4 pi; a ring: the angle
+// of each edge at p, summed over 2 pi.
 static double winding_number(const model_body *B, psb_vec3 p) {
     const bool ring = B->kind == PSB_RING;
     const int features = ring ? B->n : B->tri_count;
@@ -786,7 +790,7 @@ static int way_out(psb_model *m) {
 // A body's own way out (docs/contact.md, "A body's own way out").
 
 // Point i's neighbours, the other corners of its triangles, each once, in
-// increasing index, into next (room for 3 OWN_LOOP_MAX); their number, or
+// increasing index, into next (room for 2 OWN_LOOP_MAX); their number, or
 // -1 where i has more than OWN_LOOP_MAX triangles.
 static int neighbours(const model_body *B, int i, int *next) {
     if (B->around_first[i + 1] - B->around_first[i] > OWN_LOOP_MAX) {
@@ -836,9 +840,9 @@ static psb_vec3 found_normal(const model_body *B, int i) {
 // sphere with the outside on its left, and the part is (2 pi + the sum of
 // its turns) / 4 pi (Gauss-Bonnet), each turn at d the angle about d from
 // the way the loop arrives from d0, (d0 . d) d - d0, to the way it leaves
-// for d1, d1 - (d1 . d) d. 0 where the surface does not cross itself, +1 where another part
-// encloses p, -1 where p has gone through a sheet into a pocket turned
-// inside out. False where i's triangles do not make one loop, or more than
+// for d1, d1 - (d1 . d) d. 0 where the surface does not cross itself, +1
+// where another part encloses p, -1 where p has gone through a sheet into
+// a pocket turned inside out. False where i's triangles do not make one loop, or more than
 // OWN_LOOP_MAX.
 static bool own_winding(const model_body *B, int i, psb_vec3 p, double *s) {
     int from[OWN_LOOP_MAX], to[OWN_LOOP_MAX], count = 0;
@@ -978,6 +982,10 @@ static int own_way_out_point(psb_model *m, model_body *B, int i) {
         if (!(inverse_mass(B, j) > 0.0)) {
             continue;
         }
+        int around[3 * OWN_LOOP_MAX];
+        if (neighbours(B, j, around) <= 0) {
+            continue; // (not checked: own_winding would not be)
+        }
         const psb_vec3 was = B->x[j];
         B->x[j] = middle_of_neighbours(m, B, j);
         double after_i, after_j;
@@ -1027,11 +1035,10 @@ static bool crossed_feature(const model_body *B, const model_contact *c) {
 // a contact that takes part in contact with itself, a queue of its points:
 // the point of each of its contacts with itself (in their order) that
 // crossed its feature in the step (crossed_feature), then each whose
-// umbrella has turned over
-// (turned_over, in index order); each is taken out of the body's own
-// surface if through it (own_way_out_point), and where it was found through,
-// its neighbours not yet queued are queued after the others (in index
-// order). Returns the points moved.
+// umbrella has turned over (turned_over, in index order); each is taken
+// out of the body's own surface if through it (own_way_out_point), and
+// where it was found through, its neighbours not yet queued are queued
+// after the others (in index order). Returns the points moved.
 static int own_way_out(psb_model *m) {
     int total = 0;
     for (int sweep = 0; sweep < WAY_OUT_SWEEPS; sweep++) {
