@@ -36,6 +36,11 @@ enum {
 // at most WAY_OUT_SWEEPS sweeps over the contacts.
 #define WAY_OUT_NEAR 0.5
 enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
+// The ray of a way out stops at the first crossing that leaves the winding
+// number at most this far on the side it started (whole numbers about
+// another body, whole or halves about its own, where a corner is
+// crumpled): 0, or a half, is reached whatever the rounding of the start.
+#define WAY_OUT_LEFT 0.75
 // A body's own way out (own_way_out): a point with more triangles than
 // OWN_LOOP_MAX is not checked; a point whose own winding number is within
 // 1/2 - OWN_SLACK of 0 is not through its surface (a crumpled umbrella gives a
@@ -1301,15 +1306,16 @@ static double ray_crossing(const contact_body *cb, const psb_body *b, int e, psb
 // `winding` about it) that leaves along u: the ray p + t u is followed over
 // b's surface, crossing by crossing (those at the same t together), the
 // winding number changed by each, to the first crossing where it comes to
-// 0 (or past it); p goes gap past it. On a surface that has folded over
-// itself, past the nearest sheet is not outside. With own >= 0, p is b's
-// point own (own_way_out: its own triangles left out, its winding number
-// about the rest of b, +1 or -1). `fallback` where no such crossing comes
-// within WAY_OUT_CROSSINGS.
+// 0, or a half, or past it (WAY_OUT_LEFT); p goes gap past it. On a surface
+// that has folded over itself, past the nearest sheet is not outside. With
+// own >= 0, p is b's point own (own_way_out: its own triangles left out,
+// its winding number about the rest of b, ±1, or a half more where its
+// corner is crumpled). `fallback` where no such crossing comes within
+// WAY_OUT_CROSSINGS.
 static psb_vec3 way_out_to(const contact_body *cb, const psb_body *b, psb_vec3 p, psb_vec3 u,
                            double winding, int own, double gap, psb_vec3 fallback) {
-    int inside = (int)lround(winding);
-    const int sign = inside > 0 ? 1 : -1;
+    double inside = winding;
+    const double sign = winding > 0.0 ? 1.0 : -1.0;
     double t0 = 0.0;
     for (int crossing = 0; crossing < WAY_OUT_CROSSINGS; crossing++) {
         double first = INFINITY;
@@ -1332,7 +1338,7 @@ static psb_vec3 way_out_to(const contact_body *cb, const psb_body *b, psb_vec3 p
         }
         inside += change;
         t0 = first;
-        if (sign * inside <= 0) {
+        if (sign * inside <= WAY_OUT_LEFT) {
             return add(p, scale(first + gap, u));
         }
     }

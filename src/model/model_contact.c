@@ -60,6 +60,11 @@ enum { POSITION_PASSES = 4, VELOCITY_PASSES = 4 };
 // WAY_OUT_SWEEPS sweeps over the contacts.
 #define WAY_OUT_NEAR 0.5
 enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
+// The ray of a way out stops at the first crossing that leaves the winding
+// number at most this far on the side it started (whole numbers about
+// another body, whole or halves about its own, where a corner is
+// crumpled): 0, or a half, is reached whatever the rounding of the start.
+#define WAY_OUT_LEFT 0.75
 // A body's own way out (own_way_out): a point with more triangles than
 // OWN_LOOP_MAX is not checked; a point whose own winding number is within
 // 1/2 - OWN_SLACK of 0 is not through its surface; it and the last way out take
@@ -699,16 +704,17 @@ static double ray_crosses(const model_body *B, int f, psb_vec3 p, psb_vec3 u, do
 
 // Where the ray p + t u (t > 0) leaves B, for a point p about which B's
 // winding number is `winding` (+1 inside; with own >= 0, p is B's point
-// own, its triangles left out, and the winding number its own, +1 or -1):
-// crossing by crossing (those at one t together), to the first where the
-// winding number comes to 0 or past it, and gap beyond; past the nearest
+// own, its triangles left out, and the winding number its own, ±1, or a
+// half more where its corner is crumpled): crossing by crossing (those at
+// one t together), to the first where the winding number comes to 0, or a
+// half, or past it (WAY_OUT_LEFT), and gap beyond; past the nearest
 // sheet of a surface folded over itself is not outside. `fallback` where
 // no crossing does within WAY_OUT_CROSSINGS.
 static psb_vec3 ray_out(const model_body *B, psb_vec3 p, psb_vec3 u, double winding, int own,
                         double gap, psb_vec3 fallback) {
     const int features = B->kind == PSB_RING ? B->n : B->tri_count;
-    const int sign = lround(winding) > 0 ? 1 : -1;
-    int around = (int)lround(winding);
+    const double sign = winding > 0.0 ? 1.0 : -1.0;
+    double around = winding;
     double t0 = 0.0;
     for (int crossing = 0; crossing < WAY_OUT_CROSSINGS; crossing++) {
         double first = INFINITY;
@@ -733,7 +739,7 @@ static psb_vec3 ray_out(const model_body *B, psb_vec3 p, psb_vec3 u, double wind
         }
         around += change;
         t0 = first;
-        if (sign * around <= 0) {
+        if (sign * around <= WAY_OUT_LEFT) {
             return axpy(p, first + gap, u);
         }
     }
