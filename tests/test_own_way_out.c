@@ -81,8 +81,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     for (int on = 1; on >= 0; on--) {
-        char dir[] = "/tmp/psb_own_way_out_XXXXXX";
-        CHECK(mkdtemp(dir) != NULL, "no temporary folder");
+        const char *tmp = getenv("TMPDIR");
+        char dir[512];
+        snprintf(dir, sizeof dir, "%s/psb_own_way_out_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        CHECK(mkdtemp(dir) != NULL, "no temporary folder in %s", tmp && *tmp ? tmp : "/tmp");
         const long put_back = pull_through(on, dir);
         const long found = inside(argv[1], dir);
         printf("top pulled through, self contact %s: %ld points put back, %ld point-steps "
@@ -97,7 +99,7 @@ int main(int argc, char **argv) {
             CHECK(found > 0, "no point inside the ball itself without self contact: the scene "
                              "does not test it");
         }
-        char rm[256];
+        char rm[600];
         snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
         CHECK(system(rm) == 0, "could not remove %s", dir);
     }

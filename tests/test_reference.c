@@ -567,8 +567,9 @@ int main(void) {
     // the top is pulled in toward its bottom sheet, the sheets crumple, and
     // points the links let through their own surface are taken out of it
     // (docs/contact.md, "A body's own way out"): 7 by backward Euler with 5
-    // J of gas over 24 steps, 8 by BDF2 with 2 J over 24 (one of them, at
-    // step 22, a neighbour of a crumpled point). Each integrator on its own gas:
+    // J of gas over 24 steps, 6 by BDF2 with 2 J over 24 (one of them a
+    // crumpled umbrella smoothed whole: the point and its neighbours moved
+    // together). Each integrator on its own gas:
     // steps: the crumpling's solves are saddles, on which the fast step and
     // the model part (by centimetres) within a few steps after these (and
     // BDF2 with 5 J at its step 3).

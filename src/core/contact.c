@@ -1501,20 +1501,73 @@ static void own_move(psb_world *w, psb_body *b, int k, psb_vec3 to) {
     b->touch->touched = true;
 }
 
+// Point k of body b put at x, nothing else (a trial, undone after).
+static void set_point(psb_body *b, int k, psb_vec3 x) {
+    b->x[0][k] = x.x, b->x[1][k] = x.y, b->x[2][k] = x.z;
+}
+
+// The last try for a crumpled umbrella (point k at a half, no one point's
+// move undoing it): k's neighbours all moved at once, each to the middle of
+// its own neighbours (where they were), then k to the middle of theirs
+// where they went; kept only where k's own winding number and each moved
+// neighbour's end within OWN_SLACK of 0. Returns 1 if they moved.
+static int own_smooth_umbrella(psb_world *w, psb_body *b, int k, double gap) {
+    const contact_body *cb = b->touch;
+    const int first = cb->next_start[k], count = cb->next_start[k + 1] - first;
+    psb_vec3 was[OWN_LOOP_MAX + 1], to[OWN_LOOP_MAX + 1];
+    if (count > OWN_LOOP_MAX || b->inv_mass[k] == 0.0) {
+        return 0;
+    }
+    for (int i = 0; i < count; i++) {
+        const int j = cb->next[first + i];
+        if (cb->next_start[j + 1] - cb->next_start[j] > OWN_LOOP_MAX) {
+            return 0; // (its own winding number is not found: own_winding)
+        }
+        was[i] = point_at(b, j);
+        to[i] = b->inv_mass[j] == 0.0 ? was[i] : neighbours_middle(cb, b, j, gap);
+    }
+    was[count] = point_at(b, k);
+    for (int i = 0; i < count; i++) {
+        set_point(b, cb->next[first + i], to[i]);
+    }
+    to[count] = neighbours_middle(cb, b, k, gap);
+    double after;
+    bool better = own_winding(cb, b, k, to[count], &after) && fabs(after) < OWN_SLACK;
+    for (int i = 0; better && i < count; i++) {
+        const int j = cb->next[first + i];
+        set_point(b, k, to[count]);
+        better = own_winding(cb, b, j, to[i], &after) && fabs(after) < OWN_SLACK;
+        set_point(b, k, was[count]);
+    }
+    for (int i = 0; i < count; i++) {
+        set_point(b, cb->next[first + i], was[i]);
+    }
+    if (!better) {
+        return 0;
+    }
+    for (int i = 0; i < count; i++) {
+        if (b->inv_mass[cb->next[first + i]] != 0.0) {
+            own_move(w, b, cb->next[first + i], to[i]);
+        }
+    }
+    own_move(w, b, k, to[count]);
+    return 1;
+}
+
 // Point k of body b out of b's own surface, if its own winding number s
 // (own_winding) says it is through it: toward q, b's nearest surface point
 // but its own and its neighbours' triangles, on along that ray over the
-// rest of b's triangles to where the winding number comes to 0
+// rest of b's triangles to where the winding number comes to 0 or a half
 // (way_out_to); else to q plus gap; else to the middle of its neighbours
 // (neighbours_middle): the first where k's own winding number is nearer 0
 // than s by OWN_SLACK. Where none is and s is a half (k's umbrella has
 // crumpled: its neighbours' directions make no simple loop from anywhere
 // near), one neighbour j is moved instead, to the middle of its own
 // neighbours: the first, in the caller's order, after whose move k's own
-// winding number is so much nearer 0 and j's own is within OWN_SLACK of it.
-// Positions only, then out of the floor, walls and spheres. Returns -1
-// where k was not through (or not checked), else whether a point moved (1)
-// or not (0).
+// winding number is so much nearer 0 and j's own is within OWN_SLACK of it;
+// else all its neighbours at once (own_smooth_umbrella). Positions only,
+// then out of the floor, walls and spheres. Returns -1 where k was not
+// through (or not checked), else whether a point moved (1) or not (0).
 static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
     const contact_body *cb = b->touch;
     const psb_vec3 p = point_at(b, k);
@@ -1569,7 +1622,7 @@ static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
             return 1;
         }
     }
-    return 0;
+    return own_smooth_umbrella(w, b, k, gap);
 }
 
 // Whether the point of contact c (of a body with itself) crossed its

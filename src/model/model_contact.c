@@ -950,6 +950,47 @@ static psb_vec3 middle_of_neighbours(const psb_model *m, const model_body *B, in
     return axpy(scale(1.0 / n, middle), PUT_BACK_GAP * m->params.contact_thickness, normalized(up));
 }
 
+// The last try for a crumpled umbrella (i at a half, no one point's move
+// undoing it): i's neighbours all moved at once, each to the middle of its
+// own neighbours where they were, then i to the middle of theirs where they
+// went; kept only where i's own winding number and each moved neighbour's
+// end within OWN_SLACK of 0. Returns 1 if they moved.
+static int smooth_umbrella(psb_model *m, model_body *B, int i) {
+    int next[3 * OWN_LOOP_MAX], around[3 * OWN_LOOP_MAX];
+    const int n = neighbours(B, i, next);
+    if (n <= 0 || !(inverse_mass(B, i) > 0.0)) {
+        return 0;
+    }
+    psb_vec3 was[3 * OWN_LOOP_MAX + 1], to[3 * OWN_LOOP_MAX + 1];
+    for (int k = 0; k < n; k++) {
+        if (neighbours(B, next[k], around) <= 0) {
+            return 0; // (its own winding number is not found: own_winding)
+        }
+        was[k] = B->x[next[k]];
+        to[k] = inverse_mass(B, next[k]) > 0.0 ? middle_of_neighbours(m, B, next[k]) : was[k];
+    }
+    was[n] = B->x[i];
+    for (int k = 0; k < n; k++) {
+        B->x[next[k]] = to[k];
+    }
+    to[n] = middle_of_neighbours(m, B, i);
+    B->x[i] = to[n];
+    double after;
+    bool better = own_winding(B, i, to[n], &after) && fabs(after) < OWN_SLACK;
+    for (int k = 0; better && k < n; k++) {
+        better = own_winding(B, next[k], to[k], &after) && fabs(after) < OWN_SLACK;
+    }
+    for (int k = 0; !better && k <= n; k++) {
+        B->x[k < n ? next[k] : i] = was[k];
+    }
+    for (int k = 0; better && k <= n; k++) {
+        if (k == n || inverse_mass(B, next[k]) > 0.0) {
+            model_push_out(m, B, &B->x[k < n ? next[k] : i], true);
+        }
+    }
+    return better ? 1 : 0;
+}
+
 // Point i of B out of B's own surface where its own winding number s says
 // it has gone through (|s| above 1/2 less OWN_SLACK): to the first of
 // own_tries' places, then the middle of its neighbours, where its own
@@ -957,7 +998,8 @@ static psb_vec3 middle_of_neighbours(const psb_model *m, const model_body *B, in
 // half (i's umbrella crumpled), the first neighbour j (in index order)
 // that, moved to the middle of its own neighbours, brings i's own winding
 // number so much nearer 0 and has its own within OWN_SLACK of 0, is moved
-// there instead. A point moved goes out of the floor, walls and spheres;
+// there instead; else all its neighbours at once (smooth_umbrella). A
+// point moved goes out of the floor, walls and spheres;
 // positions only. -1: i not through (or not checked); else 1 if a point
 // moved, 0 if not.
 static int own_way_out_point(psb_model *m, model_body *B, int i) {
@@ -1002,7 +1044,7 @@ static int own_way_out_point(psb_model *m, model_body *B, int i) {
         }
         B->x[j] = was;
     }
-    return 0;
+    return smooth_umbrella(m, B, i);
 }
 
 // Whether point i's umbrella has turned over: its pseudo-normal where the
