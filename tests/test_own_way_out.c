@@ -7,7 +7,9 @@
 // 5 point-steps of 20 may end through its own surface or inside itself:
 // the build before the own way out left 27, this one 2 (both crumpled
 // umbrellas, which it does not always undo: docs/contact.md). Without it,
-// some must (the check can fail).
+// some must (the check can fail); and with the world's self contact on but
+// the ball's own off (psb_body_params.self_contact, as a loaded model in a
+// scene), the run is the one without it.
 //
 // usage: test_own_way_out PATH/TO/psb-check-contact
 #include <stdio.h>
@@ -18,15 +20,22 @@
 #include "bodies.h"
 #include <psb/psb_export.h>
 
+// How the ball touches itself: not at all, as the world and its own
+// material say (psb_body_params.self_contact), or the world on and its
+// material off (as a loaded model in a scene).
+typedef enum { SELF_OFF, SELF_ON, SELF_BODY_OFF } self_mode;
+static const char *const self_mode_name[] = {"self contact off", "self contact on",
+                                             "self contact on, off for the ball"};
+
 // The run, every step written into dir; the points it put back.
-static long pull_through(bool self_contact, const char *dir) {
+static long pull_through(self_mode self, const char *dir) {
     psb_error err = {0};
     psb_mesh ball;
     CHECK(psb_mesh_icosphere(&ball, 2, 0.5, &err) == PSB_OK, "%s", err.message);
     psb_params p = psb_default_params();
     p.floor = false;
     p.gravity = 0.0;
-    p.self_contact = self_contact;
+    p.self_contact = self != SELF_OFF;
     p.contact_solve = true;
     p.integrator = PSB_BDF2;
     p.substeps = 1;
@@ -34,6 +43,7 @@ static long pull_through(bool self_contact, const char *dir) {
     psb_body_def def = psb_mesh_body_def(&ball);
     def.params = material(200.0, 0.1, 1.0);
     def.params.fold_limit = 0.0;
+    def.params.self_contact = self != SELF_BODY_OFF;
     CHECK(psb_world_add_body(w, &def, &err) == 0, "%s", err.message);
     int top = 0;
     for (int i = 1; i < ball.point_count; i++) {
@@ -80,24 +90,33 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: test_own_way_out PATH/TO/psb-check-contact\n");
         return 2;
     }
-    for (int on = 1; on >= 0; on--) {
+    long off_found = -1;
+    const self_mode order[] = {SELF_ON, SELF_OFF, SELF_BODY_OFF};
+    for (int m = 0; m < 3; m++) {
+        const self_mode self = order[m];
         const char *tmp = getenv("TMPDIR");
         char dir[512];
         snprintf(dir, sizeof dir, "%s/psb_own_way_out_XXXXXX", tmp && *tmp ? tmp : "/tmp");
         CHECK(mkdtemp(dir) != NULL, "no temporary folder in %s", tmp && *tmp ? tmp : "/tmp");
-        const long put_back = pull_through(on, dir);
+        const long put_back = pull_through(self, dir);
         const long found = inside(argv[1], dir);
-        printf("top pulled through, self contact %s: %ld points put back, %ld point-steps "
-               "inside the ball itself\n",
-               on ? "on" : "off", put_back, found);
+        printf("top pulled through, %s: %ld points put back, %ld point-steps inside the ball "
+               "itself\n",
+               self_mode_name[self], put_back, found);
         CHECK(found >= 0, "psb-check-contact did not run on %s", dir);
-        if (on) {
+        if (self == SELF_ON) {
             CHECK(found <= 5,
                   "%ld point-steps inside the ball itself with self contact (at most 5)", found);
             CHECK(put_back > 0, "the own way out moved no point: the scene does not test it");
-        } else {
+        } else if (self == SELF_OFF) {
             CHECK(found > 0, "no point inside the ball itself without self contact: the scene "
                              "does not test it");
+            off_found = found;
+        } else { // the ball's own switch off: as without self contact
+            CHECK(put_back == 0 && found == off_found,
+                  "with the ball's self contact off, %ld put back and %ld inside (%ld without "
+                  "self contact)",
+                  put_back, found, off_found);
         }
         char rm[600];
         snprintf(rm, sizeof rm, "rm -rf '%s'", dir);

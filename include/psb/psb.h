@@ -110,6 +110,9 @@ typedef struct psb_body_params {
                           ///< on a ring A is a length, and the unit kg/(m s)
     bool contact; ///< touches the other bodies (when psb_params.body_contact is on), and itself
                   ///< (when psb_params.self_contact is on too; default on)
+    bool self_contact; ///< with contact: touches itself, when psb_params.self_contact is on
+                       ///< (default on; the scenes leave it off for a loaded model, whose
+                       ///< fine mesh makes it cost: psb_scene_config.model_self_contact)
     double fold_limit; ///< in [0, 1); 0 = off. Shells, implicit integrators only: struts join
                        ///< the far corners of each two triangles that share an edge and push
                        ///< them apart with the springs' ks while they are closer than this

@@ -58,11 +58,14 @@ typedef struct psb_scene_config {
     bool model_gas;      ///< psb_scene_add_mesh gives a 3D model the gas of
                          ///< psb_mesh_default_material (else the medium gas scaled by its volume)
     bool model_spring_k; ///< ... and its spring stiffness (else params.body.spring_k)
-    bool ring_material;  ///< the spheres are made of the ring's material: their springs'
-                         ///< stiffness is the one at which the medium gas stretches a sphere as
-                         ///< much as it stretches the ring (psb_scene_sphere_spring_k; else
-                         ///< params.body.spring_k, the ring's own)
-    int pile_balls;      ///< the "pile" scene's 3D balls, 1..PSB_PILE_MAX_BALLS
+    bool model_self_contact; ///< ... touches itself where params.self_contact is on (else its
+                             ///< body_params.self_contact is off: on a fine mesh it costs 1.5
+                             ///< to 2.5 times the step; docs/contact.md)
+    bool ring_material;      ///< the spheres are made of the ring's material: their springs'
+                             ///< stiffness is the one at which the medium gas stretches a sphere as
+                             ///< much as it stretches the ring (psb_scene_sphere_spring_k; else
+                             ///< params.body.spring_k, the ring's own)
+    int pile_balls;          ///< the "pile" scene's 3D balls, 1..PSB_PILE_MAX_BALLS
 } psb_scene_config;
 
 /// A built scene. Bodies are numbered as in its world.

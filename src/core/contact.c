@@ -1103,6 +1103,11 @@ static bool takes_part(const psb_body *b) {
     return b->params.contact && b->touch;
 }
 
+// Whether body b touches itself: self contact on, for the world and for b.
+static bool touches_itself(const psb_world *w, const psb_body *b) {
+    return w->params.self_contact && b->params.self_contact;
+}
+
 static double inverse_mass_sum(const psb_world *w, const contact *c) {
     const psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
     double W = a->inv_mass[c->p];
@@ -1946,7 +1951,7 @@ static void measure_bodies(psb_world *w) {
 // radius R.
 static bool pair_near(const psb_world *w, int ia, int ib, double *R) {
     const psb_body *a = w->bodies[ia], *b = w->bodies[ib];
-    if ((ib == ia && !w->params.self_contact) || !takes_part(a) || !takes_part(b) ||
+    if ((ib == ia && !touches_itself(w, a)) || !takes_part(a) || !takes_part(b) ||
         b->touch->elements == 0 || (a->kind == PSB_RING) != (b->kind == PSB_RING)) {
         return false;
     }
@@ -2226,7 +2231,7 @@ static double link_drag(const psb_body *b, double h) {
 // self_contact on, a shell's; a ring's and a cloth's stay the stage's), once
 // contact is solved at all (world_solves_contact).
 bool links_itself(const psb_world *w, const psb_body *b) {
-    return w->params.self_contact && b->kind == PSB_SHELL;
+    return touches_itself(w, b) && b->kind == PSB_SHELL;
 }
 
 static bool add_link(search *out, const solve_link *l) {

@@ -69,6 +69,7 @@ psb_body_params psb_default_body_params(void) {
         .shape_damping = 0.0,
         .wind_drag = 1.0,
         .contact = true,
+        .self_contact = true,
         .fold_limit = 0.5,
     };
 }

@@ -311,11 +311,11 @@ static bool own_feature(const model_body *b, int f, int i, const double beta[3])
 
 // Whether points of body a look for body b's surface: each with contact on;
 // rings against rings, 3D bodies against 3D bodies; a body against itself
-// only with self_contact on.
+// only with self_contact on, the world's and its own.
 static bool pair_touches(const psb_model *m, int a, int b) {
     const model_body *A = m->bodies[a], *B = m->bodies[b];
-    return (a != b || m->params.self_contact) && A->params.contact && B->params.contact &&
-           (A->kind == PSB_RING) == (B->kind == PSB_RING);
+    return (a != b || (m->params.self_contact && A->params.self_contact)) && A->params.contact &&
+           B->params.contact && (A->kind == PSB_RING) == (B->kind == PSB_RING);
 }
 
 // How body b moved in this world step: its points' mean move t and the
@@ -1546,7 +1546,7 @@ void model_find_links(psb_model *m, double h, double kappa, double ring_kappa) {
 }
 
 bool model_links_itself(const psb_model *m, const model_body *b) {
-    return m->params.self_contact && b->kind == PSB_SHELL;
+    return m->params.self_contact && b->params.self_contact && b->kind == PSB_SHELL;
 }
 
 bool model_solves_contact(const psb_model *m) {

@@ -22,6 +22,8 @@ typedef struct view_options {
     bool no_vsync;
     bool no_body_contact;
     bool no_contact_solve;
+    bool self_contact; // --self-contact: loaded models too
+    bool no_self_contact;
     double gravity;         // m/s²
     psb_vec3 wind;          // m/s, for every scene (and the flag's)
     double wind_turbulence; // m/s
@@ -269,9 +271,14 @@ static const psb_option view_table[] = {
              "are held apart only after the step"},
     {.name = "self-contact",
      .type = PSB_OPT_FLAG,
-     .offset = VIEW_FIELD(config.scene_config.params.self_contact),
-     .help = "a body touches itself too: a surface that folds onto itself is held a skin off "
-             "itself (a 3D body's by links of the solve, with a solved integrator)"},
+     .offset = VIEW_FIELD(self_contact),
+     .help = "loaded models touch themselves too, as the scenes' bodies do: a surface that "
+             "folds onto itself is held a skin off itself (a 3D body's by links of the solve, "
+             "with a solved integrator)"},
+    {.name = "no-self-contact",
+     .type = PSB_OPT_FLAG,
+     .offset = VIEW_FIELD(no_self_contact),
+     .help = "no body touches itself (a surface that folds onto itself passes through itself)"},
     {.name = "contact-thickness",
      .param = "contact-thickness",
      .offset = VIEW_FIELD(config.scene_config.params.contact_thickness),
@@ -410,6 +417,10 @@ int psb_cmd_view(int argc, char **argv) {
         return 2;
     }
     psb_viewer_config *c = &view.config;
+    if (view.self_contact && view.no_self_contact) {
+        fprintf(stderr, "psb view: --self-contact and --no-self-contact cannot be used together\n");
+        return 2;
+    }
     if (c->screenshot && c->frames == 0) {
         fprintf(stderr, "psb view: --screenshot needs --frames N (press P in the window for a "
                         "screenshot)\n");
@@ -425,6 +436,8 @@ int psb_cmd_view(int argc, char **argv) {
     c->vsync = !view.no_vsync;
     c->scene_config.params.body_contact = !view.no_body_contact;
     c->scene_config.params.contact_solve = !view.no_contact_solve;
+    c->scene_config.params.self_contact = !view.no_self_contact;
+    c->scene_config.model_self_contact = view.self_contact;
     c->scene_config.params.integrator = (psb_integrator)view.integrator;
     c->integrator_given = psb_options_seen(groups, GROUP_COUNT, "integrator") > 0;
     c->scene_config.params.gravity = view.gravity;

@@ -290,9 +290,14 @@ static const psb_option world_table[] = {
     {.name = "self-contact",
      .type = PSB_OPT_FLAG,
      .offset = SIM_FIELD(params.self_contact),
-     .help =
-         "a body touches itself too: a surface that folds onto itself is held a skin off "
-         "itself (a 3D body's by links of the solve, with a solved integrator: docs/contact.md)"},
+     .help = "a body touches itself too: a surface that folds onto itself is held a skin off "
+             "itself (a 3D body's by links of the solve, with a solved integrator: "
+             "docs/contact.md); a --scene has it on but for the --mesh models, which this "
+             "option adds"},
+    {.name = "no-self-contact",
+     .type = PSB_OPT_FLAG,
+     .offset = SIM_FIELD(no_self_contact),
+     .help = "no body touches itself, in a --scene too (where it is on but for loaded models)"},
     {.name = "contact-thickness",
      .param = "contact-thickness",
      .offset = SIM_FIELD(params.contact_thickness),
@@ -496,6 +501,7 @@ static const scene_param scene_params[] = {
     {"no-floor", PARAM(floor)},
     {"no-body-contact", PARAM(body_contact)},
     {"self-contact", PARAM(self_contact)},
+    {"no-self-contact", PARAM(self_contact)},
     {"contact-thickness", PARAM(contact_thickness)},
     {"contact-friction", PARAM(contact_friction)},
     {"no-contact-solve", PARAM(contact_solve)},
@@ -544,6 +550,8 @@ static bool configure_scene(const psb_option_group *groups, const psb_sim_option
     // --mesh's bodies take their own springs unless --ks says (as psb view
     // --ks does); their gas is their own (--nrt does not go with a scene).
     config->model_spring_k = !sim->spring_k_given;
+    // A loaded model touches itself only if --self-contact says so.
+    config->model_self_contact = psb_options_seen(groups, GROUP_COUNT, "self-contact") > 0;
     if (psb_options_seen(groups, GROUP_COUNT, "substeps")) {
         config->auto_substeps = sim->substeps.automatic;
         if (!sim->substeps.automatic) {
@@ -610,7 +618,8 @@ bool psb_sim_options_read(int argc, char **argv, psb_shape_options *shape, psb_s
         fprintf(stderr, "%s\n", error);
         return false;
     }
-    static const char *const exclusive[][2] = {{"time", "steps"}, {"floor", "no-floor"}};
+    static const char *const exclusive[][2] = {
+        {"time", "steps"}, {"floor", "no-floor"}, {"self-contact", "no-self-contact"}};
     for (int i = 0; i < COUNT_OF(exclusive); i++) {
         if (psb_options_seen(groups, GROUP_COUNT, exclusive[i][0]) &&
             psb_options_seen(groups, GROUP_COUNT, exclusive[i][1])) {
@@ -663,6 +672,7 @@ bool psb_sim_options_read(int argc, char **argv, psb_shape_options *shape, psb_s
     sim->params.floor = !sim->no_floor;
     sim->params.body_contact = !sim->no_body_contact;
     sim->params.contact_solve = !sim->no_contact_solve;
+    sim->params.self_contact = sim->params.self_contact && !sim->no_self_contact;
     // auto starts from the default count and raises it once the bodies exist;
     // the implicit integrator is stable at any step and takes one sub-step.
     if (!sim->substeps.automatic) {

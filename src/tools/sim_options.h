@@ -60,6 +60,7 @@ typedef struct psb_sim_options {
     psb_sim_substeps substeps; ///< --substeps N or auto
     bool no_floor;             ///< --no-floor
     bool no_body_contact;      ///< --no-body-contact
+    bool no_self_contact;      ///< --no-self-contact
     bool no_contact_solve;     ///< bodies that may touch are not solved together
     double height;             ///< m: lowest rest point's height above floor_y at the start
     const char *mesh;          ///< OBJ file to simulate instead of a generated shape, or NULL

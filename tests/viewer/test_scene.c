@@ -516,6 +516,11 @@ static void test_add_mesh(void) {
           psb_body_get_params(s.world, 1)->spring_k, own.spring_k);
     CHECK(psb_body_get_params(s.world, 0)->spring_k == config.params.body.spring_k,
           "the ring's ks changed to %g", psb_body_get_params(s.world, 0)->spring_k);
+    // The scenes' bodies touch themselves; a loaded model does not, for its
+    // cost, unless model_self_contact says (psb view --self-contact).
+    CHECK(psb_world_params(s.world)->self_contact, "self contact is off in the scene");
+    CHECK(psb_body_get_params(s.world, 0)->self_contact, "the ring does not touch itself");
+    CHECK(!psb_body_get_params(s.world, 1)->self_contact, "the model touches itself");
     // A full scene refuses more, and stays as it was.
     while (s.body_count < PSB_SCENE_MAX_BODIES) {
         CHECK(psb_scene_add_mesh(&s, &box, "box", &err) == PSB_OK, "%s", err.message);
@@ -539,10 +544,12 @@ static void test_add_mesh(void) {
     CHECK(psb_body_get_params(s.world, 1)->spring_k == 321.0, "model ks %g N/m, given 321",
           psb_body_get_params(s.world, 1)->spring_k);
     psb_scene_destroy(&s);
-    // Its own gas with the given stiffness.
+    // Its own gas with the given stiffness; touching itself.
     config.model_gas = true;
+    config.model_self_contact = true;
     CHECK(psb_scene_build(&s, "ring", &config, &err) == PSB_OK, "%s", err.message);
     CHECK(psb_scene_add_mesh(&s, &box, "box", &err) == PSB_OK, "%s", err.message);
+    CHECK(psb_body_get_params(s.world, 1)->self_contact, "the model does not touch itself");
     CHECK(s.bodies[1].gas_nrt == own.gas_nrt, "model gas %g J, its own %g J", s.bodies[1].gas_nrt,
           own.gas_nrt);
     CHECK(psb_body_get_params(s.world, 1)->spring_k == 321.0, "model ks %g N/m, given 321",
