@@ -377,9 +377,11 @@ static void material_column(app *a) {
              p->restitution, p->friction);
     column_line(a, 2, 2, ui_dim, t);
     const int links = psb_world_link_count(a->scene.world);
-    int out = 0; // bodies whose own contact shift+K switched off
+    int out = 0;      // bodies whose own contact shift+K switched off
+    int not_self = 0; // bodies that do not touch themselves (loaded models)
     for (int b = 0; b < a->scene.body_count; b++) {
         out += !psb_body_get_params(a->scene.world, b)->contact;
+        not_self += !psb_body_get_params(a->scene.world, b)->self_contact;
     }
     int used = 0;
     if (!p->body_contact) {
@@ -391,7 +393,16 @@ static void material_column(app *a) {
         used = snprintf(t, sizeof t, "%d contacts", psb_world_contact_count(a->scene.world));
     }
     if (out > 0 && p->body_contact && used > 0 && (size_t)used < sizeof t) {
-        snprintf(t + used, sizeof t - (size_t)used, "  %d out", out);
+        used += snprintf(t + used, sizeof t - (size_t)used, "  %d out", out);
+    }
+    // Self contact: off for the world (--no-self-contact), or for the
+    // loaded models (psb_scene_config.model_self_contact).
+    if (p->body_contact && used > 0 && (size_t)used < sizeof t) {
+        if (!p->self_contact) {
+            snprintf(t + used, sizeof t - (size_t)used, "  self off");
+        } else if (not_self > 0) {
+            snprintf(t + used, sizeof t - (size_t)used, "  self off for %d", not_self);
+        }
     }
     column_line(a, 2, 3, ui_dim, t);
 }
