@@ -569,10 +569,10 @@ int main(void) {
     // (docs/contact.md, "A body's own way out"): 7 by backward Euler with 5
     // J of gas over 24 steps, 6 by BDF2 with 2 J over 24 (one of them a
     // crumpled umbrella smoothed whole: the point and its neighbours moved
-    // together). Each integrator on its own gas:
-    // steps: the crumpling's solves are saddles, on which the fast step and
-    // the model part (by centimetres) within a few steps after these (and
-    // BDF2 with 5 J at its step 3).
+    // together). Each integrator on its own gas and number of steps: the
+    // crumpling's solves are saddles, on which the fast step and the model
+    // part (by centimetres) within a few steps after these (and BDF2 with 5 J
+    // at its step 3).
     scene through = base("a ball's top pulled through it", 24);
     through.unconverged_ok = true;
     through.only = PSB_IMPLICIT + 1;

@@ -109,7 +109,8 @@ typedef struct psb_body_params {
                           ///< ((w - v) . n) n per point of area A and normal n (0 = ignores it);
                           ///< on a ring A is a length, and the unit kg/(m s)
     bool contact; ///< touches the other bodies (when psb_params.body_contact is on), and itself
-                  ///< (when psb_params.self_contact is on too; default on)
+                  ///< (when psb_params.self_contact and self_contact below are on too;
+                  ///< default on)
     bool self_contact; ///< with contact: touches itself, when psb_params.self_contact is on
                        ///< (default on; the scenes leave it off for a loaded model, whose
                        ///< fine mesh makes it cost: psb_scene_config.model_self_contact)
@@ -151,12 +152,13 @@ typedef struct psb_params {
     bool body_contact; ///< bodies touch each other (docs/contact.md): a point of one body does
                        ///< not end a step inside another; rings touch rings, 3D bodies 3D
                        ///< bodies (default on; psb_body_params.contact switches one body off)
-    bool self_contact; ///< with body_contact: a body touches itself too (docs/contact.md): a
+    bool self_contact; ///< with body_contact: a body touches itself too, where its own
+                       ///< psb_body_params.self_contact is on (docs/contact.md): a
                        ///< point is held a skin off the rest of its own surface (its own
                        ///< triangles left out) on the side it came from; a 3D body's, with
                        ///< contact_solve, by links of its solve, and a point still through its
                        ///< own surface after the step is moved out ("A body's own way out";
-                       ///< default off)
+                       ///< the scenes turn it on; default off)
     double contact_thickness; ///< the skin of contact between bodies, m (>= 0; default 0.01): a
                               ///< point closer than this to another body's surface is pushed out
                               ///< (from a cloth: on the side it came from)

@@ -1108,6 +1108,15 @@ static bool touches_itself(const psb_world *w, const psb_body *b) {
     return w->params.self_contact && b->params.self_contact;
 }
 
+bool world_touches_itself(const psb_world *w) {
+    for (int k = 0; w->params.self_contact && k < w->body_count; k++) {
+        if (w->bodies[k]->params.self_contact) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static double inverse_mass_sum(const psb_world *w, const contact *c) {
     const psb_body *a = w->bodies[c->a], *b = w->bodies[c->b];
     double W = a->inv_mass[c->p];
@@ -1764,7 +1773,7 @@ static void put_back(psb_world *w) {
     // A point moved out of its own body may end inside another, and one
     // moved out of another inside its own: each again while the other moved
     // a point, OWN_ROUNDS times at most.
-    for (int round = 0; w->params.self_contact && round < OWN_ROUNDS; round++) {
+    for (int round = 0; world_touches_itself(w) && round < OWN_ROUNDS; round++) {
         const int own = own_way_out(w);
         const int others = own > 0 ? way_out(w) : 0;
         w->put_back += own + others;
@@ -1783,7 +1792,7 @@ static void resolve(psb_world *w) {
     // own (links_itself): the stage pushes only a ring's or a cloth's
     // contacts with itself, and sets the velocities.
     const bool solving = world_solves_contact(w);
-    const int position_passes = !solving || w->params.self_contact ? POSITION_PASSES : 0;
+    const int position_passes = !solving || world_touches_itself(w) ? POSITION_PASSES : 0;
     for (int pass = 0; pass < position_passes; pass++) {
         for (int i = 0; i < list->count; i++) {
             contact *c = &list->items[i];
@@ -1842,7 +1851,7 @@ static void rub(psb_world *w) {
 // Whether there can be contacts: two bodies, or one against itself.
 static bool stage_runs(const psb_world *w) {
     return w->params.body_contact &&
-           (w->body_count >= 2 || (w->params.self_contact && w->body_count == 1));
+           (w->body_count >= 2 || (world_touches_itself(w) && w->body_count == 1));
 }
 
 // Whether every body that takes part in contact is where and as fast as
@@ -1936,7 +1945,7 @@ static void measure_bodies(psb_world *w) {
         // for its contacts with itself.
         cb->shift = scale(1.0 / b->n, sum);
         double rel2 = 0.0;
-        for (int i = 0; w->params.self_contact && i < b->n; i++) {
+        for (int i = 0; touches_itself(w, b) && i < b->n; i++) {
             const psb_vec3 x = point_at(b, i);
             const psb_vec3 d =
                 sub(sub(x, v3(cb->start[0][i], cb->start[1][i], cb->start[2][i])), cb->shift);

@@ -410,6 +410,10 @@ void point_push_out(const psb_world *w, bool ring, psb_vec3 *x);
 /// True when collide has anything to do besides the floor.
 bool world_has_obstacles(const psb_world *w);
 
+// Whether any body of w touches itself: self contact on for the world and
+// for one of its bodies at least (psb_body_params.self_contact).
+bool world_touches_itself(const psb_world *w);
+
 // contact.c: contact between bodies, once per world step (docs/contact.md).
 struct contact_body *contact_body_create(const psb_body *b);
 void contact_body_destroy(struct contact_body *cb);

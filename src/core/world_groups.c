@@ -14,7 +14,7 @@
 bool world_solves_contact(const psb_world *w) {
     const psb_params *p = &w->params;
     return p->contact_solve && p->body_contact && psb_integrator_is_implicit(p->integrator) &&
-           (w->body_count >= 2 || p->self_contact);
+           (w->body_count >= 2 || world_touches_itself(w));
 }
 
 bool world_reserve_groups(psb_world *w, int bodies, int links) {

@@ -28,13 +28,14 @@
 //            where B has folded over itself, on along that ray to the first
 //            crossing of B's surface where its winding number comes to 0,
 //            and δ / 100 past it; then out of the floor, walls and spheres
-//            (positions only); with self_contact, a shell's point through
-//            its own surface by its own winding number moved out of it the
-//            same way, or to the middle of its neighbours, or one of those
-//            moved (own_way_out), then the last way out again where that
-//            moved a point, and the own way out again where the last moved
-//            one, three rounds at most;
-//            moves a point, three rounds at most;
+//            (positions only); with self_contact (the world's and the
+//            body's), a shell's point through its own surface by its own
+//            winding number moved out of it the same way (to 0, or a half
+//            where its corner is crumpled), or to the middle of its
+//            neighbours, or one of those moved, or all of them at once
+//            (own_way_out), then the last way out again where that moved a
+//            point, and the own way out again where the last moved one,
+//            three rounds at most;
 //   bounce   4 passes: the normal relative velocity un = u . n,
 //            u = v_p - sum β_i v_i, set to its target e (-un0) (un0: at the
 //            start of the step; 0 below the speed gravity gives in two
@@ -308,6 +309,17 @@ static bool own_feature(const model_body *b, int f, int i, const double beta[3])
 
 // ---------------------------------------------------------------------------
 // Finding the contacts.
+
+// Whether any body touches itself: self contact on for the world and for
+// one of its bodies at least.
+static bool model_touches_itself(const psb_model *m) {
+    for (int b = 0; m->params.self_contact && b < m->body_count; b++) {
+        if (m->bodies[b]->params.self_contact) {
+            return true;
+        }
+    }
+    return false;
+}
 
 // Whether points of body a look for body b's surface: each with contact on;
 // rings against rings, 3D bodies against 3D bodies; a body against itself
@@ -906,9 +918,9 @@ static bool own_winding(const model_body *B, int i, psb_vec3 p, double *s) {
 // is taken (below): toward q, the nearest point of B's triangles that have
 // neither i nor a neighbour of i for a corner, and on along that ray, over
 // the triangles that do not have i, crossing by crossing (those at one t
-// together), to the first where the winding number comes to 0 or past it,
-// PUT_BACK_GAP δ beyond; q plus that gap where no crossing does within
-// WAY_OUT_CROSSINGS. Into tries: that, and q plus the gap; their number (0
+// together), to the first where the winding number comes to 0, or a half,
+// or past it (WAY_OUT_LEFT), PUT_BACK_GAP δ beyond; q plus that gap where no
+// crossing does within WAY_OUT_CROSSINGS. Into tries: that, and q plus the gap; their number (0
 // where no triangle is far enough from i).
 static int own_tries(const model_body *B, int i, psb_vec3 p, double s, double gap,
                      psb_vec3 tries[2]) {
@@ -1176,7 +1188,7 @@ static void put_back(psb_model *m) {
     // A point taken out of its own body may end inside another, and one
     // taken out of another inside its own: each again while the other moved
     // one, OWN_ROUNDS times at most.
-    for (int round = 0; m->params.self_contact && round < OWN_ROUNDS; round++) {
+    for (int round = 0; model_touches_itself(m) && round < OWN_ROUNDS; round++) {
         const int own = own_way_out(m);
         const int others = own > 0 ? way_out(m) : 0;
         m->put_back += own + others;
@@ -1289,7 +1301,7 @@ void model_body_contact(psb_model *m) {
     // (model_links_itself): the stage pushes only a ring's or a cloth's
     // contacts with itself, and sets the velocities.
     const bool solving = model_solves_contact(m);
-    if (!solving || m->params.self_contact) {
+    if (!solving || model_touches_itself(m)) {
         push_apart(m, solving);
     }
     if (solving) {
