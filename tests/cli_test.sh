@@ -738,6 +738,19 @@ expect_value contacts 0 "--scene pile --no-body-contact: no contacts"
 run sim --scene pile --steps 1 --contact-thickness 2
 expect_status 2 "--contact-thickness 2 is out of its range"
 expect_in "$tmp/err" "contact-thickness" "the refusal names the option"
+# Self contact: on in the scene (the dozen's balls touch themselves; none
+# of them folds, so the run is the one without it, to the bit), off with
+# --no-self-contact; both switches at once are refused.
+run sim --scene pile --time 1 --subdiv 1 --points 16 --summary
+cp "$tmp/out" "$tmp/pile_self"
+run sim --scene pile --time 1 --subdiv 1 --points 16 --summary --no-self-contact
+expect_status 0 "--scene pile --no-self-contact"
+checks=$((checks + 1))
+cmp -s "$tmp/out" "$tmp/pile_self" || fail "--scene pile: --no-self-contact changed the dozen's run"
+run sim --scene pile --steps 1 --self-contact --no-self-contact
+expect_status 2 "--self-contact with --no-self-contact"
+expect_one_error_line "--self-contact with --no-self-contact"
+expect_in "$tmp/err" "cannot be used together" "the refusal says why"
 
 # --mesh with a scene: the file's bodies join the scene's; on the pile they
 # drop onto its top (in the middle of the box, the drop height above the
