@@ -53,6 +53,12 @@ enum { OWN_LOOP_MAX = 32, OWN_ROUNDS = 3 };
 // world step, and, as a surface others (and it) touch, its elements
 // (triangles, a ring's edges; none for a cloth of springs only), their
 // normals, each point's neighbours and the grid.
+// A ring's edge in crossing_edges' sweep: its least x, and its index.
+typedef struct edge_span {
+    double lo;
+    int e;
+} edge_span;
+
 typedef struct contact_body {
     double *start[3];    // positions at the start of the world step, internal order, m
     double *vstart[3];   // velocities then, m/s
@@ -81,6 +87,7 @@ typedef struct contact_body {
     // own_way_out's queue of points to check, and per point whether queued.
     int *own_queue;
     unsigned char *own_queued;
+    struct edge_span *span; // a ring's edges by their least x (crossing_edges)
 
     // A ring's links carried over (contact_keep_link_forces): the force the
     // point's link pushed with at the end of the last solved sub-step, N, and
@@ -232,6 +239,7 @@ void contact_body_destroy(contact_body *cb) {
         free(cb->mark);
         free(cb->own_queued);
         free(cb->own_queue);
+        free(cb->span);
         free(cb->kept_force);
         free(cb->kept_against);
         free3(cb->kept_slip);
@@ -403,13 +411,14 @@ contact_body *contact_body_create(const psb_body *b) {
     const size_t room = (size_t)(elements > 0 ? elements : 1); // a rope has none
     cb->corner = malloc((size_t)cb->per * room * sizeof(int));
     cb->across = ring ? NULL : malloc(3 * room * sizeof(int));
+    cb->span = ring ? malloc(room * sizeof *cb->span) : NULL;
     cb->cell_start = malloc((cells + 1) * sizeof(int));
     cb->item = malloc((size_t)ITEMS_PER_ELEMENT * room * sizeof(int));
     cb->cone_sin = malloc(cells * sizeof(double));
-    if (!cb->corner || (!ring && !cb->across) || !cb->cell_start || !cb->item || !cb->cone_sin ||
-        !alloc3(cb->cone_n, (int)cells) || !alloc3(cb->face_n, elements) ||
-        !alloc3(cb->box, elements) || !alloc3(cb->box + 3, elements) ||
-        !alloc3(cb->point_n, b->n_pad)) {
+    if (!cb->corner || (!ring && !cb->across) || (ring && !cb->span) || !cb->cell_start ||
+        !cb->item || !cb->cone_sin || !alloc3(cb->cone_n, (int)cells) ||
+        !alloc3(cb->face_n, elements) || !alloc3(cb->box, elements) ||
+        !alloc3(cb->box + 3, elements) || !alloc3(cb->point_n, b->n_pad)) {
         contact_body_destroy(cb);
         return NULL;
     }
@@ -1423,6 +1432,42 @@ static int way_out(psb_world *w) {
 
 // ---- a body's own way out (docs/contact.md, "A body's own way out")
 
+// The winding number of the rest of ring b about its own point k, put at p:
+// the angles at p of the edges that do not have k, over 2 pi, less the
+// fraction of a small circle round p that k's corner puts inside: the angle
+// from the direction to its next point counterclockwise round to the one to
+// its previous (the inside is on the left of a counterclockwise ring), over
+// 2 pi. A whole number: 0 on a ring that does not cross itself, +1 where
+// another part of it encloses p, -1 where p has passed through an edge into
+// a loop turned inside out. False where k is on a neighbour (no corner).
+static bool own_winding_ring(const contact_body *cb, const psb_body *b, int k, psb_vec3 p,
+                             double *s) {
+    int before = -1, after = -1;
+    double sum = 0.0;
+    for (int e = 0; e < cb->elements; e++) {
+        const int *c = &cb->corner[2 * e];
+        if (c[0] == k) {
+            after = c[1];
+        } else if (c[1] == k) {
+            before = c[0];
+        } else {
+            const psb_vec3 ra = sub(point_at(b, c[0]), p), rb = sub(point_at(b, c[1]), p);
+            sum += atan2(ra.x * rb.y - ra.y * rb.x, ra.x * rb.x + ra.y * rb.y);
+        }
+    }
+    if (before < 0 || after < 0) {
+        return false;
+    }
+    const psb_vec3 u = sub(point_at(b, before), p), v = sub(point_at(b, after), p);
+    if ((u.x == 0.0 && u.y == 0.0) || (v.x == 0.0 && v.y == 0.0)) {
+        return false;
+    }
+    double corner = atan2(v.x * u.y - v.y * u.x, v.x * u.x + v.y * u.y);
+    corner += corner < 0.0 ? 2.0 * PI : 0.0;
+    *s = (sum - corner) / (2.0 * PI);
+    return true;
+}
+
 // The winding number of the rest of body b's surface (a shell) about its
 // own point k, put at p: the solid angles of the triangles that do not use
 // k, over 4 pi, less the fraction of a small sphere round p that k's own
@@ -1435,6 +1480,9 @@ static int way_out(psb_world *w) {
 // a pocket turned inside out. False where k's triangles do not make one
 // loop of at most OWN_LOOP_MAX neighbours (not checked).
 static bool own_winding(const contact_body *cb, const psb_body *b, int k, psb_vec3 p, double *s) {
+    if (cb->per == 2) {
+        return own_winding_ring(cb, b, k, p, s);
+    }
     int from[OWN_LOOP_MAX], to[OWN_LOOP_MAX], count = 0;
     double sum = 0.0;
     for (int e = 0; e < cb->elements; e++) {
@@ -1594,7 +1642,7 @@ static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
     const psb_vec3 q = nearest_surface_point(cb, b, p, k);
     const psb_vec3 out = sub(q, p);
     const double l = sqrt(dot(out, out));
-    if (l > 0.0) {
+    if (l > 0.0 && cb->per == 3) {
         const psb_vec3 u = scale(1.0 / l, out), beyond = add(q, scale(gap, u));
         tries[count++] = way_out_to(cb, b, p, u, s, k, gap, beyond);
         tries[count++] = beyond;
@@ -1607,7 +1655,7 @@ static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
             return 1;
         }
     }
-    if (!(fabs(s) < 1.0 - OWN_SLACK)) {
+    if (cb->per == 3 && !(fabs(s) < 1.0 - OWN_SLACK)) {
         return 0;
     }
     // The neighbours in the caller's order (a handful, by selection).
@@ -1648,11 +1696,58 @@ static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
 // them, 23 times its step.)
 static bool crossed_feature(const psb_body *b, const contact *c) {
     const contact_body *cb = b->touch;
-    const psb_vec3 p = point_at(b, c->p), q = surface_point(b, c->corner, c->beta, 3);
+    const psb_vec3 p = point_at(b, c->p), q = surface_point(b, c->corner, c->beta, cb->per);
     const psb_vec3 p0 = add(v3(cb->start[0][c->p], cb->start[1][c->p], cb->start[2][c->p]),
                             sub(q, start_point(cb, c->e, c->beta)));
     int change = 0;
     return ray_crossing(cb, b, c->e, p0, sub(p, p0), 0.0, &change) <= 1.0;
+}
+
+static int compare_spans(const void *x, const void *y) {
+    const edge_span *a = x, *b = y;
+    return a->lo < b->lo ? -1 : a->lo > b->lo ? 1 : (a->e > b->e) - (a->e < b->e);
+}
+
+// Twice the signed area of a, b, c in the plane: positive where c is on
+// the left of a -> b.
+static double turn(psb_vec3 a, psb_vec3 b, psb_vec3 c) {
+    return (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
+}
+
+// A ring's seeds for its own way out: the points of each two of its edges
+// that cross or touch (neither a corner of the other), marked in
+// own_queued. Where no two cross, the ring is one simple loop and none of
+// its points is through it; where some do, the winding number of the
+// region beside the ring changes only at a crossing, so each point through
+// is joined along the ring, by points through as well, to the end of an
+// edge that crosses another: these and the patches followed from them find
+// them all. A sweep along x over the edges sorted by their least x: each
+// edge against those whose x range starts within its own.
+static void crossing_edges(contact_body *cb, const psb_body *b) {
+    const int n = cb->elements;
+    for (int e = 0; e < n; e++) {
+        const int *k = &cb->corner[2 * e];
+        cb->span[e] = (edge_span){fmin(point_at(b, k[0]).x, point_at(b, k[1]).x), e};
+    }
+    qsort(cb->span, (size_t)n, sizeof *cb->span, compare_spans);
+    for (int i = 0; i < n; i++) {
+        const int *k = &cb->corner[2 * cb->span[i].e];
+        const psb_vec3 a = point_at(b, k[0]), c = point_at(b, k[1]);
+        const double hi = fmax(a.x, c.x), low = fmin(a.y, c.y), high = fmax(a.y, c.y);
+        for (int j = i + 1; j < n && cb->span[j].lo <= hi; j++) {
+            const int *l = &cb->corner[2 * cb->span[j].e];
+            if (l[0] == k[0] || l[0] == k[1] || l[1] == k[0] || l[1] == k[1]) {
+                continue;
+            }
+            const psb_vec3 p = point_at(b, l[0]), q = point_at(b, l[1]);
+            if (fmax(p.y, q.y) < low || fmin(p.y, q.y) > high ||
+                turn(a, c, p) * turn(a, c, q) > 0.0 || turn(p, q, a) * turn(p, q, c) > 0.0) {
+                continue;
+            }
+            cb->own_queued[k[0]] = cb->own_queued[k[1]] = 1;
+            cb->own_queued[l[0]] = cb->own_queued[l[1]] = 1;
+        }
+    }
 }
 
 // A body's own way out, after the last way out, with self contact on
@@ -1676,22 +1771,31 @@ static int own_way_out(psb_world *w) {
         int moved = 0;
         for (int i = 0; i < w->body_count; i++) {
             psb_body *b = w->bodies[i];
-            if (!takes_part(b) || !links_itself(w, b) || !b->touch->touched ||
-                b->touch->prepared != w->steps) {
+            if (!takes_part(b) ||
+                !(links_itself(w, b) || (b->kind == PSB_RING && touches_itself(w, b))) ||
+                !b->touch->touched || b->touch->prepared != w->steps) {
                 continue;
             }
             contact_body *cb = b->touch;
             // The points to check, in order: the seeds, then each found
             // through adds its neighbours not yet queued.
             int queued = 0;
-            for (int c = 0; c < list->count; c++) {
+            if (cb->per == 2) {
+                crossing_edges(cb, b);
+                for (int j = 0; j < b->n; j++) {
+                    if (cb->own_queued[b->rank[j]]) {
+                        cb->own_queue[queued++] = b->rank[j];
+                    }
+                }
+            }
+            for (int c = 0; cb->per == 3 && c < list->count; c++) {
                 const contact *t = &list->items[c];
                 if (t->a == i && t->b == i && !cb->own_queued[t->p] && crossed_feature(b, t)) {
                     cb->own_queued[t->p] = 1;
                     cb->own_queue[queued++] = t->p;
                 }
             }
-            for (int j = 0; j < b->n; j++) {
+            for (int j = 0; cb->per == 3 && j < b->n; j++) {
                 const int k = b->rank[j];
                 if (!cb->own_queued[k] && turned_over(cb, k)) {
                     cb->own_queued[k] = 1;

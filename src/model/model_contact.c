@@ -811,6 +811,12 @@ static int way_out(psb_model *m) {
 // increasing index, into next (room for 2 OWN_LOOP_MAX); their number, or
 // -1 where i has more than OWN_LOOP_MAX triangles.
 static int neighbours(const model_body *B, int i, int *next) {
+    if (B->kind == PSB_RING) {
+        const int before = (i + B->n - 1) % B->n, after = (i + 1) % B->n;
+        next[0] = before < after ? before : after;
+        next[1] = before < after ? after : before;
+        return 2;
+    }
     if (B->around_first[i + 1] - B->around_first[i] > OWN_LOOP_MAX) {
         return -1;
     }
@@ -838,6 +844,13 @@ static int neighbours(const model_body *B, int i, int *next) {
 // normalised sum of its triangles' unit normals, each times its angle at i.
 static psb_vec3 found_normal(const model_body *B, int i) {
     psb_vec3 sum = {0.0, 0.0, 0.0};
+    if (B->kind == PSB_RING) {
+        for (int k = i + B->n - 1; k <= i + B->n; k++) {
+            const psb_vec3 d = sub(B->x_found[(k + 1) % B->n], B->x_found[k % B->n]);
+            sum = add(sum, normalized((psb_vec3){d.y, -d.x, 0.0}));
+        }
+        return normalized(sum);
+    }
     for (int k = B->around_first[i]; k < B->around_first[i + 1]; k++) {
         const int *t = &B->tri[3 * B->around[k]];
         const int c = t[0] == i ? 0 : t[1] == i ? 1 : 2;
@@ -848,6 +861,31 @@ static psb_vec3 found_normal(const model_body *B, int i) {
         sum = axpy(sum, atan2(norm(cross(e1, e2)), dot(e1, e2)), n);
     }
     return normalized(sum);
+}
+
+// The winding number of the rest of ring B about its point i, were i at p:
+// the angles at p of the edges that do not have i, over 2 pi, less the part
+// of a small circle round p that i's corner holds inside, the angle from
+// the direction to point i + 1 counterclockwise round to the one to point
+// i - 1, over 2 pi. A whole number: 0 on a ring that does not cross itself.
+// False where i is on a neighbour.
+static bool own_winding_ring(const model_body *B, int i, psb_vec3 p, double *s) {
+    double sum = 0.0;
+    for (int f = 0; f < B->n; f++) {
+        const int g = (f + 1) % B->n;
+        if (f != i && g != i) {
+            const psb_vec3 a = sub(B->x[f], p), b = sub(B->x[g], p);
+            sum += atan2(a.x * b.y - a.y * b.x, a.x * b.x + a.y * b.y);
+        }
+    }
+    const psb_vec3 u = sub(B->x[(i + B->n - 1) % B->n], p), v = sub(B->x[(i + 1) % B->n], p);
+    if ((u.x == 0.0 && u.y == 0.0) || (v.x == 0.0 && v.y == 0.0)) {
+        return false;
+    }
+    double corner = atan2(v.x * u.y - v.y * u.x, v.x * u.x + v.y * u.y);
+    corner += corner < 0.0 ? 2.0 * PI : 0.0;
+    *s = (sum - corner) / (2.0 * PI);
+    return true;
 }
 
 // The winding number of the rest of B's surface about its point i, were i at
@@ -863,6 +901,9 @@ static psb_vec3 found_normal(const model_body *B, int i) {
 // a pocket turned inside out. False where i's triangles do not make one loop, or more than
 // OWN_LOOP_MAX.
 static bool own_winding(const model_body *B, int i, psb_vec3 p, double *s) {
+    if (B->kind == PSB_RING) {
+        return own_winding_ring(B, i, p, s);
+    }
     int from[OWN_LOOP_MAX], to[OWN_LOOP_MAX], count = 0;
     double sum = 0.0;
     for (int f = 0; f < B->tri_count; f++) {
@@ -924,6 +965,9 @@ static bool own_winding(const model_body *B, int i, psb_vec3 p, double *s) {
 // where no triangle is far enough from i).
 static int own_tries(const model_body *B, int i, psb_vec3 p, double s, double gap,
                      psb_vec3 tries[2]) {
+    if (B->kind == PSB_RING) {
+        return 0;
+    }
     double best2 = INFINITY, beta[3] = {0.0, 0.0, 0.0};
     psb_vec3 q = p;
     for (int f = 0; f < B->tri_count; f++) {
@@ -1032,7 +1076,7 @@ static int own_way_out_point(psb_model *m, model_body *B, int i) {
             return 1;
         }
     }
-    if (!(fabs(s) < 1.0 - OWN_SLACK)) {
+    if (B->kind != PSB_RING && !(fabs(s) < 1.0 - OWN_SLACK)) {
         return 0;
     }
     int next[3 * OWN_LOOP_MAX];
@@ -1090,6 +1134,37 @@ static bool crossed_feature(const model_body *B, const model_contact *c) {
     return ray_crosses(B, c->feature, p0, sub(B->x[c->p], p0), 0.0, &change) <= 1.0;
 }
 
+// Twice the signed area of a, b, c in the plane: positive where c is left
+// of a -> b.
+static double turn(psb_vec3 a, psb_vec3 b, psb_vec3 c) {
+    return (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
+}
+
+// A ring's seeds: the points of each two of its edges that cross or touch,
+// neither a corner of the other, marked in `mark`. Where none cross, no
+// point is through the ring; where some do, each point through is joined
+// along the ring, by points through, to an end of such an edge (the
+// winding number beside the ring changes only at a crossing). Every pair
+// looked at.
+static void crossing_edges(const model_body *B, bool *mark) {
+    for (int e = 0; e < B->n; e++) {
+        const int e1 = (e + 1) % B->n;
+        const psb_vec3 a = B->x[e], c = B->x[e1];
+        for (int f = e + 1; f < B->n; f++) {
+            const int f1 = (f + 1) % B->n;
+            if (f == e1 || f1 == e) {
+                continue;
+            }
+            const psb_vec3 p = B->x[f], q = B->x[f1];
+            if (turn(a, c, p) * turn(a, c, q) <= 0.0 && turn(p, q, a) * turn(p, q, c) <= 0.0 &&
+                fmax(p.y, q.y) >= fmin(a.y, c.y) && fmin(p.y, q.y) <= fmax(a.y, c.y) &&
+                fmax(p.x, q.x) >= fmin(a.x, c.x) && fmin(p.x, q.x) <= fmax(a.x, c.x)) {
+                mark[e] = mark[e1] = mark[f] = mark[f1] = true;
+            }
+        }
+    }
+}
+
 // A body's own way out, with self contact on, after the last way out: in
 // sweeps until one moves nothing (WAY_OUT_SWEEPS at most), for each shell in
 // a contact that takes part in contact with itself, a queue of its points:
@@ -1109,7 +1184,8 @@ static int own_way_out(psb_model *m) {
             for (int k = 0; k < m->contact_count && !in_contact; k++) {
                 in_contact = m->contacts[k].a == b || m->contacts[k].b == b;
             }
-            if (!model_links_itself(m, B) || !pair_touches(m, b, b) || !in_contact) {
+            if (!(model_links_itself(m, B) || B->kind == PSB_RING) || !pair_touches(m, b, b) ||
+                !in_contact) {
                 continue;
             }
             int *queue = malloc((size_t)B->n * sizeof *queue);
@@ -1120,14 +1196,22 @@ static int own_way_out(psb_model *m) {
                 continue; // (no memory: not checked)
             }
             int count = 0;
-            for (int k = 0; k < m->contact_count; k++) {
+            if (B->kind == PSB_RING) {
+                crossing_edges(B, queued);
+                for (int i = 0; i < B->n; i++) {
+                    if (queued[i]) {
+                        queue[count++] = i;
+                    }
+                }
+            }
+            for (int k = 0; B->kind != PSB_RING && k < m->contact_count; k++) {
                 const model_contact *c = &m->contacts[k];
                 if (c->a == b && c->b == b && !queued[c->p] && crossed_feature(B, c)) {
                     queued[c->p] = true;
                     queue[count++] = c->p;
                 }
             }
-            for (int i = 0; i < B->n; i++) {
+            for (int i = 0; B->kind != PSB_RING && i < B->n; i++) {
                 if (!queued[i] && turned_over(B, i)) {
                     queued[i] = true;
                     queue[count++] = i;
