@@ -799,6 +799,16 @@ run bench --scene pile --quick --frames 2 --format kv
 expect_status 0 "psb bench --scene pile"
 expect_in "$tmp/out" "^scene=pile bodies=24 points=8280 frames=2 threads=1 ms_per_frame=[0-9.]+ .* contact_share=0[.][0-9]+ contacts=[0-9.]+ newton=[0-9.]+ iterations=[0-9.]+ unconverged=[0-9]+ blowups=0$" \
     "psb bench --scene pile --format kv: the row's keys"
+# --no-self-contact: the dozen's balls and rings do not touch themselves
+# (the same bits on the dozen: its contacts are the same); only on the pile.
+run bench --scene pile --quick --frames 2 --format kv --no-self-contact
+expect_status 0 "psb bench --scene pile --no-self-contact"
+expect_in "$tmp/out" "^scene=pile bodies=24 points=8280 frames=2 threads=1 .* blowups=0$" \
+    "psb bench --scene pile --no-self-contact: the row"
+run bench --scene icosphere-3 --no-self-contact
+expect_status 2 "psb bench --no-self-contact without the pile" &&
+    expect_one_error_line "bench --no-self-contact without the pile" &&
+    expect_in "$tmp/err" "--no-self-contact needs --scene pile" "the refusal says what it needs"
 run bench --scene pile-50 --frames 1 --repeats 1
 expect_status 0 "psb bench --scene pile-50"
 expect_in "$tmp/out" "^pile-50 +62 +32676 +1 +1( +[0-9.]+){5} +[0-9]+% +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+$" \

@@ -66,6 +66,7 @@ static bool run_once(const psb_bench_pile_args *args, bool profile, pile_run *ou
     config.pile_balls = args->balls;
     config.params.threads = args->threads;
     config.params.contact_solve = args->contact_solve;
+    config.params.self_contact = args->self_contact;
     psb_scene scene;
     psb_error err = {0};
     if (psb_scene_build(&scene, "pile", &config, &err) != PSB_OK) {

@@ -25,6 +25,7 @@ typedef struct psb_bench_pile_args {
     int repeats;        ///< timed repeats after the warm-up
     int threads;        ///< threads for the step
     bool contact_solve; ///< bodies that may touch solved together (psb_params.contact_solve)
+    bool self_contact;  ///< the scene's bodies touch themselves (psb_params.self_contact)
     int format;         ///< 0 table, 1 key=value lines
 } psb_bench_pile_args;
 

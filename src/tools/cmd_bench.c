@@ -54,6 +54,7 @@ typedef struct bench_args {
     int frames;            ///< realtime: frames per model and thread count
     const char *meshes;    ///< realtime: the folder of the models' OBJ files
     bool no_contact_solve; ///< pile, pile-50: the contact stage alone
+    bool no_self_contact;  ///< pile, pile-50: no contact of a body with itself
 } bench_args;
 
 static const char *format_name(int index) {
@@ -93,6 +94,11 @@ static const psb_option bench_table[] = {
      .offset = FIELD(no_contact_solve),
      .help = "pile, pile-50: bodies that may touch are not solved together, as `psb sim "
              "--no-contact-solve`: the contact stage alone holds them apart"},
+    {.name = "no-self-contact",
+     .type = PSB_OPT_FLAG,
+     .offset = FIELD(no_self_contact),
+     .help = "pile, pile-50: no body touches itself, as `psb sim --scene pile "
+             "--no-self-contact` (the scene's balls and rings do by default)"},
     {.name = "steps",
      .type = PSB_OPT_INT,
      .offset = FIELD(steps),
@@ -690,6 +696,7 @@ static int run_pile(const bench_args *args, const psb_option_group *group) {
         .repeats = args->repeats > 0 ? args->repeats : (args->quick ? 1 : 3),
         .threads = args->threads,
         .contact_solve = !args->no_contact_solve,
+        .self_contact = !args->no_self_contact,
         .format = args->format,
     };
     return psb_bench_pile(&pile);
@@ -723,6 +730,11 @@ int psb_cmd_bench(int argc, char **argv) {
     if (!pile && psb_options_seen(&group, 1, "no-contact-solve")) {
         fprintf(stderr, "psb bench: --no-contact-solve needs --scene pile or pile-50 (the other "
                         "scenes have one body)\n");
+        return 2;
+    }
+    if (!pile && psb_options_seen(&group, 1, "no-self-contact")) {
+        fprintf(stderr, "psb bench: --no-self-contact needs --scene pile or pile-50 (the other "
+                        "scenes have no contact)\n");
         return 2;
     }
     if (args.realtime) {
