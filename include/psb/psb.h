@@ -158,7 +158,8 @@ typedef struct psb_params {
                        ///< triangles left out) on the side it came from; a 3D body's, with
                        ///< contact_solve, by links of its solve, and a point still through its
                        ///< own surface after the step is moved out ("A body's own way out";
-                       ///< the scenes turn it on; default off)
+                       ///< a ring's, with contact_solve, "A ring's own way out"; the scenes
+                       ///< turn it on; default off)
     double contact_thickness; ///< the skin of contact between bodies, m (>= 0; default 0.01): a
                               ///< point closer than this to another body's surface is pushed out
                               ///< (from a cloth: on the side it came from)
@@ -393,8 +394,8 @@ long psb_world_full_list_steps(const psb_world *world);
 /// step, positions only (docs/contact.md, "Points put back"); one the
 /// passes leave inside is moved alone toward the body's nearest surface
 /// point and counted again ("The last way out"); with self_contact, so is
-/// a point of a 3D body moved out of its own surface ("A body's own way
-/// out").
+/// a point of a 3D body or a ring moved out of its own surface ("A body's
+/// own way out", "A ring's own way out").
 long psb_world_put_back_count(const psb_world *world);
 
 /// Number of bodies.

@@ -49,16 +49,16 @@ enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
 enum { OWN_LOOP_MAX = 32, OWN_ROUNDS = 3 };
 #define OWN_SLACK 0.25
 
-// What contact keeps of a body: where its points were at the start of the
-// world step, and, as a surface others (and it) touch, its elements
-// (triangles, a ring's edges; none for a cloth of springs only), their
-// normals, each point's neighbours and the grid.
 // A ring's edge in crossing_edges' sweep: its least x, and its index.
 typedef struct edge_span {
     double lo;
     int e;
 } edge_span;
 
+// What contact keeps of a body: where its points were at the start of the
+// world step, and, as a surface others (and it) touch, its elements
+// (triangles, a ring's edges; none for a cloth of springs only), their
+// normals, each point's neighbours and the grid.
 typedef struct contact_body {
     double *start[3];    // positions at the start of the world step, internal order, m
     double *vstart[3];   // velocities then, m/s
@@ -1437,9 +1437,11 @@ static int way_out(psb_world *w) {
 // fraction of a small circle round p that k's corner puts inside: the angle
 // from the direction to its next point counterclockwise round to the one to
 // its previous (the inside is on the left of a counterclockwise ring), over
-// 2 pi. A whole number: 0 on a ring that does not cross itself, +1 where
-// another part of it encloses p, -1 where p has passed through an edge into
-// a loop turned inside out. False where k is on a neighbour (no corner).
+// 2 pi. An edge whose line passes through p counts 0 (as in
+// psb-check-contact). A whole number where p is on no other edge: 0 on a
+// counterclockwise ring that does not cross itself, +1 where another part of
+// it encloses p, -1 where p has passed through an edge into a loop turned
+// inside out. False where k is on a neighbour (no corner).
 static bool own_winding_ring(const contact_body *cb, const psb_body *b, int k, psb_vec3 p,
                              double *s) {
     int before = -1, after = -1;
@@ -1452,7 +1454,8 @@ static bool own_winding_ring(const contact_body *cb, const psb_body *b, int k, p
             before = c[0];
         } else {
             const psb_vec3 ra = sub(point_at(b, c[0]), p), rb = sub(point_at(b, c[1]), p);
-            sum += atan2(ra.x * rb.y - ra.y * rb.x, ra.x * rb.x + ra.y * rb.y);
+            const double det = ra.x * rb.y - ra.y * rb.x;
+            sum += det == 0.0 ? 0.0 : atan2(det, ra.x * rb.x + ra.y * rb.y);
         }
     }
     if (before < 0 || after < 0) {
@@ -1468,8 +1471,8 @@ static bool own_winding_ring(const contact_body *cb, const psb_body *b, int k, p
     return true;
 }
 
-// The winding number of the rest of body b's surface (a shell) about its
-// own point k, put at p: the solid angles of the triangles that do not use
+// The winding number of the rest of body b's surface about its own point k,
+// put at p (a ring: own_winding_ring); a shell's: the solid angles of the triangles that do not use
 // k, over 4 pi, less the fraction of a small sphere round p that k's own
 // corner puts inside. That fraction, by Gauss-Bonnet on the unit sphere
 // round p: the directions to k's neighbours, in the order its triangles
@@ -1617,19 +1620,18 @@ static int own_smooth_umbrella(psb_world *w, psb_body *b, int k, double gap) {
 }
 
 // Point k of body b out of b's own surface, if its own winding number s
-// (own_winding) says it is through it: toward q, b's nearest surface point
-// but its own and its neighbours' triangles, on along that ray over the
-// rest of b's triangles to where the winding number comes to 0 or a half
-// (way_out_to); else to q plus gap; else to the middle of its neighbours
-// (neighbours_middle): the first where k's own winding number is nearer 0
-// than s by OWN_SLACK. Where none is and s is a half (k's umbrella has
-// crumpled: its neighbours' directions make no simple loop from anywhere
-// near), one neighbour j is moved instead, to the middle of its own
-// neighbours: the first, in the caller's order, after whose move k's own
-// winding number is so much nearer 0 and j's own is within OWN_SLACK of it;
-// else all its neighbours at once (own_smooth_umbrella). Positions only,
-// then out of the floor, walls and spheres. Returns -1 where k was not
-// through (or not checked), else whether a point moved (1) or not (0).
+// (own_winding) says it is through it: on a shell, toward q, b's nearest
+// surface point but its own and its neighbours' triangles, on along that ray
+// over the rest of b's triangles to where the winding number comes to 0 or
+// a half (way_out_to), else to q plus gap; then (a ring: only) to the middle
+// of its neighbours (neighbours_middle): the first where k's own winding
+// number is nearer 0 than s by OWN_SLACK. Where none is and s is a half
+// (k's umbrella has crumpled: its neighbours' directions make no simple
+// loop from anywhere near), or k is a ring's, one neighbour j is moved instead, to the middle of
+// its own neighbours: the first, in the caller's order, after whose move k's own winding number is
+// so much nearer 0 and j's own is within OWN_SLACK of it; else all its neighbours at once
+// (own_smooth_umbrella). Positions only, then out of the floor, walls and spheres. Returns -1 where
+// k was not through (or not checked), else whether a point moved (1) or not (0).
 static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
     const contact_body *cb = b->touch;
     const psb_vec3 p = point_at(b, k);
@@ -1639,13 +1641,15 @@ static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
     }
     psb_vec3 tries[3];
     int count = 0;
-    const psb_vec3 q = nearest_surface_point(cb, b, p, k);
-    const psb_vec3 out = sub(q, p);
-    const double l = sqrt(dot(out, out));
-    if (l > 0.0 && cb->per == 3) {
-        const psb_vec3 u = scale(1.0 / l, out), beyond = add(q, scale(gap, u));
-        tries[count++] = way_out_to(cb, b, p, u, s, k, gap, beyond);
-        tries[count++] = beyond;
+    if (cb->per == 3) {
+        const psb_vec3 q = nearest_surface_point(cb, b, p, k);
+        const psb_vec3 out = sub(q, p);
+        const double l = sqrt(dot(out, out));
+        if (l > 0.0) {
+            const psb_vec3 u = scale(1.0 / l, out), beyond = add(q, scale(gap, u));
+            tries[count++] = way_out_to(cb, b, p, u, s, k, gap, beyond);
+            tries[count++] = beyond;
+        }
     }
     tries[count++] = neighbours_middle(cb, b, k, gap);
     for (int i = 0; b->inv_mass[k] != 0.0 && i < count; i++) {
@@ -1716,8 +1720,9 @@ static double turn(psb_vec3 a, psb_vec3 b, psb_vec3 c) {
 
 // A ring's seeds for its own way out: the points of each two of its edges
 // that cross or touch (neither a corner of the other), marked in
-// own_queued. Where no two cross, the ring is one simple loop and none of
-// its points is through it; where some do, the winding number of the
+// own_queued. Where no two cross, the ring is one simple loop, and, turning
+// counterclockwise as it does unless the whole ring turned over in one
+// step, none of its points is through it; where some do, the winding number of the
 // region beside the ring changes only at a crossing, so each point through
 // is joined along the ring, by points through as well, to the end of an
 // edge that crosses another: these and the patches followed from them find
@@ -1751,18 +1756,19 @@ static void crossing_edges(contact_body *cb, const psb_body *b) {
 }
 
 // A body's own way out, after the last way out, with self contact on
-// (docs/contact.md, "A body's own way out"): a shell's point that its own
-// winding number finds through its own surface is moved out of it
-// (own_way_out_point). Its links with itself hold two sheets of it apart,
-// but not a point pushed through its own ring's neighbours (its umbrella
-// turned over), nor every point of a patch that a landing crumples within a
-// step. Checked: the point of each of a shell's contacts with itself that
-// crossed its feature in the step (crossed_feature), and each point of a
-// shell in contact whose umbrella has turned over (turned_over); and from
-// each point found through, its neighbours, and theirs, as far as points
-// are found through (a pocket of the surface pushed through a sheet is
-// joined up). In sweeps until one moves nothing, WAY_OUT_SWEEPS at most.
-// Returns the points moved.
+// (docs/contact.md, "A body's own way out" and "A ring's own way out"): a
+// shell's or a ring's point that its own winding number finds through its
+// own surface is moved out of it (own_way_out_point). A shell's links with
+// itself hold two sheets of it apart, but not a point pushed through its
+// own ring's neighbours (its umbrella turned over), nor every point of a
+// patch that a landing crumples within a step. Checked, for a shell or ring
+// in a contact of the step: a shell's point of each of its contacts with
+// itself that crossed its feature in the step (crossed_feature), and each
+// of its points whose umbrella has turned over (turned_over); a ring's ends
+// of its edges that cross (crossing_edges); and from each point found
+// through, its neighbours, and theirs, as far as points are found through
+// (a pocket of the surface pushed through a sheet is joined up). In sweeps
+// until one moves nothing, WAY_OUT_SWEEPS at most. Returns the points moved.
 static int own_way_out(psb_world *w) {
     const struct contact_list *list = w->contacts;
     const double gap = PUT_BACK_GAP * w->params.contact_thickness;

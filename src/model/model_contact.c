@@ -35,7 +35,9 @@
 //            neighbours, or one of those moved, or all of them at once
 //            (own_way_out), then the last way out again where that moved a
 //            point, and the own way out again where the last moved one,
-//            three rounds at most;
+//            three rounds at most; a ring's point in a loop its crossed
+//            edges make (found from the crossing edges' ends) to the
+//            middle of its neighbours, or one of those moved, or both;
 //   bounce   4 passes: the normal relative velocity un = u . n,
 //            u = v_p - sum β_i v_i, set to its target e (-un0) (un0: at the
 //            start of the step; 0 below the speed gravity gives in two
@@ -807,9 +809,10 @@ static int way_out(psb_model *m) {
 // ---------------------------------------------------------------------------
 // A body's own way out (docs/contact.md, "A body's own way out").
 
-// Point i's neighbours, the other corners of its triangles, each once, in
-// increasing index, into next (room for 2 OWN_LOOP_MAX); their number, or
-// -1 where i has more than OWN_LOOP_MAX triangles.
+// Point i's neighbours, the other corners of its triangles (a ring: points
+// i - 1 and i + 1), each once, in increasing index, into next (room for 2
+// OWN_LOOP_MAX); their number, or -1 where i has more than OWN_LOOP_MAX
+// triangles.
 static int neighbours(const model_body *B, int i, int *next) {
     if (B->kind == PSB_RING) {
         const int before = (i + B->n - 1) % B->n, after = (i + 1) % B->n;
@@ -841,7 +844,8 @@ static int neighbours(const model_body *B, int i, int *next) {
 }
 
 // Point i's pseudo-normal where the contacts were found (x_found): the
-// normalised sum of its triangles' unit normals, each times its angle at i.
+// normalised sum of its triangles' unit normals, each times its angle at i
+// (a ring: of its two edges' unit normals).
 static psb_vec3 found_normal(const model_body *B, int i) {
     psb_vec3 sum = {0.0, 0.0, 0.0};
     if (B->kind == PSB_RING) {
@@ -867,15 +871,18 @@ static psb_vec3 found_normal(const model_body *B, int i) {
 // the angles at p of the edges that do not have i, over 2 pi, less the part
 // of a small circle round p that i's corner holds inside, the angle from
 // the direction to point i + 1 counterclockwise round to the one to point
-// i - 1, over 2 pi. A whole number: 0 on a ring that does not cross itself.
-// False where i is on a neighbour.
+// i - 1, over 2 pi; an edge whose line passes through p counts 0 (as in
+// psb-check-contact). A whole number where p is on no other edge: 0 on a
+// counterclockwise ring that does not cross itself. False where i is on a
+// neighbour.
 static bool own_winding_ring(const model_body *B, int i, psb_vec3 p, double *s) {
     double sum = 0.0;
     for (int f = 0; f < B->n; f++) {
         const int g = (f + 1) % B->n;
         if (f != i && g != i) {
             const psb_vec3 a = sub(B->x[f], p), b = sub(B->x[g], p);
-            sum += atan2(a.x * b.y - a.y * b.x, a.x * b.x + a.y * b.y);
+            const double det = a.x * b.y - a.y * b.x;
+            sum += det == 0.0 ? 0.0 : atan2(det, a.x * b.x + a.y * b.y);
         }
     }
     const psb_vec3 u = sub(B->x[(i + B->n - 1) % B->n], p), v = sub(B->x[(i + 1) % B->n], p);
@@ -961,8 +968,10 @@ static bool own_winding(const model_body *B, int i, psb_vec3 p, double *s) {
 // the triangles that do not have i, crossing by crossing (those at one t
 // together), to the first where the winding number comes to 0, or a half,
 // or past it (WAY_OUT_LEFT), PUT_BACK_GAP δ beyond; q plus that gap where no
-// crossing does within WAY_OUT_CROSSINGS. Into tries: that, and q plus the gap; their number (0
-// where no triangle is far enough from i).
+// crossing does within WAY_OUT_CROSSINGS. Into tries: that, and q plus the
+// gap; their number (0 where no triangle is far enough from i, and on a
+// ring, whose flattened sides lie a skin apart: docs/contact.md, "A ring's
+// own way out").
 static int own_tries(const model_body *B, int i, psb_vec3 p, double s, double gap,
                      psb_vec3 tries[2]) {
     if (B->kind == PSB_RING) {
@@ -1051,7 +1060,7 @@ static int smooth_umbrella(psb_model *m, model_body *B, int i) {
 // it has gone through (|s| above 1/2 less OWN_SLACK): to the first of
 // own_tries' places, then the middle of its neighbours, where its own
 // winding number is nearer 0 than s by OWN_SLACK. Where none is and s is a
-// half (i's umbrella crumpled), the first neighbour j (in index order)
+// half (i's umbrella crumpled), or i is a ring's, the first neighbour j (in index order)
 // that, moved to the middle of its own neighbours, brings i's own winding
 // number so much nearer 0 and has its own within OWN_SLACK of 0, is moved
 // there instead; else all its neighbours at once (smooth_umbrella). A
@@ -1142,7 +1151,8 @@ static double turn(psb_vec3 a, psb_vec3 b, psb_vec3 c) {
 
 // A ring's seeds: the points of each two of its edges that cross or touch,
 // neither a corner of the other, marked in `mark`. Where none cross, no
-// point is through the ring; where some do, each point through is joined
+// point is through the ring (unless the whole ring turned over in one
+// step); where some do, each point through is joined
 // along the ring, by points through, to an end of such an edge (the
 // winding number beside the ring changes only at a crossing). Every pair
 // looked at.
@@ -1166,11 +1176,12 @@ static void crossing_edges(const model_body *B, bool *mark) {
 }
 
 // A body's own way out, with self contact on, after the last way out: in
-// sweeps until one moves nothing (WAY_OUT_SWEEPS at most), for each shell in
-// a contact that takes part in contact with itself, a queue of its points:
-// the point of each of its contacts with itself (in their order) that
-// crossed its feature in the step (crossed_feature), then each whose
-// umbrella has turned over (turned_over, in index order); each is taken
+// sweeps until one moves nothing (WAY_OUT_SWEEPS at most), for each shell or
+// ring in a contact that takes part in contact with itself, a queue of its
+// points: a shell's point of each of its contacts with itself (in their
+// order) that crossed its feature in the step (crossed_feature), then each
+// whose umbrella has turned over (turned_over, in index order); a ring's
+// ends of its edges that cross (crossing_edges, in index order); each is taken
 // out of the body's own surface if through it (own_way_out_point), and
 // where it was found through, its neighbours not yet queued are queued
 // after the others (in index order). Returns the points moved.
