@@ -1472,16 +1472,16 @@ static bool own_winding_ring(const contact_body *cb, const psb_body *b, int k, p
 }
 
 // The winding number of the rest of body b's surface about its own point k,
-// put at p (a ring: own_winding_ring); a shell's: the solid angles of the triangles that do not use
-// k, over 4 pi, less the fraction of a small sphere round p that k's own
-// corner puts inside. That fraction, by Gauss-Bonnet on the unit sphere
-// round p: the directions to k's neighbours, in the order its triangles
-// run them (outward, counterclockwise), bound the cone outside the body on
-// their left; it is (2 pi + the sum of the loop's turns) / 4 pi. On a
-// surface that does not cross itself the result is 0; +1 where another
-// part of the body encloses p, -1 where p has passed through a sheet into
-// a pocket turned inside out. False where k's triangles do not make one
-// loop of at most OWN_LOOP_MAX neighbours (not checked).
+// put at p (a ring: own_winding_ring); a shell's: the solid angles of the
+// triangles that do not use k, over 4 pi, less the fraction of a small sphere
+// round p that k's own corner puts inside. That fraction, by Gauss-Bonnet on
+// the unit sphere round p: the directions to k's neighbours, in the order its
+// triangles run them (outward, counterclockwise), bound the cone outside the
+// body on their left; it is (2 pi + the sum of the loop's turns) / 4 pi. On a
+// surface that does not cross itself the result is 0; +1 where another part
+// of the body encloses p, -1 where p has passed through a sheet into a pocket
+// turned inside out. False where k's triangles do not make one loop of at
+// most OWN_LOOP_MAX neighbours (not checked).
 static bool own_winding(const contact_body *cb, const psb_body *b, int k, psb_vec3 p, double *s) {
     if (cb->per == 2) {
         return own_winding_ring(cb, b, k, p, s);
@@ -1622,16 +1622,18 @@ static int own_smooth_umbrella(psb_world *w, psb_body *b, int k, double gap) {
 // Point k of body b out of b's own surface, if its own winding number s
 // (own_winding) says it is through it: on a shell, toward q, b's nearest
 // surface point but its own and its neighbours' triangles, on along that ray
-// over the rest of b's triangles to where the winding number comes to 0 or
-// a half (way_out_to), else to q plus gap; then (a ring: only) to the middle
-// of its neighbours (neighbours_middle): the first where k's own winding
-// number is nearer 0 than s by OWN_SLACK. Where none is and s is a half
-// (k's umbrella has crumpled: its neighbours' directions make no simple
-// loop from anywhere near), or k is a ring's, one neighbour j is moved instead, to the middle of
-// its own neighbours: the first, in the caller's order, after whose move k's own winding number is
-// so much nearer 0 and j's own is within OWN_SLACK of it; else all its neighbours at once
-// (own_smooth_umbrella). Positions only, then out of the floor, walls and spheres. Returns -1 where
-// k was not through (or not checked), else whether a point moved (1) or not (0).
+// over the rest of b's triangles to where the winding number comes to 0 or a
+// half (way_out_to), else to q plus gap; then (a ring: only) to the middle of
+// its neighbours (neighbours_middle): the first where k's own winding number
+// is nearer 0 than s by OWN_SLACK. Where none is and s is a half (k's
+// umbrella has crumpled: its neighbours' directions make no simple loop from
+// anywhere near), or k is a ring's, one neighbour j is moved instead, to the
+// middle of its own neighbours: the first, in the caller's order, after whose
+// move k's own winding number is so much nearer 0 and j's own is within
+// OWN_SLACK of it; else all its neighbours at once (own_smooth_umbrella).
+// Positions only, then out of the floor, walls and spheres. Returns -1 where
+// k was not through (or not checked), else whether a point moved (1) or not
+// (0).
 static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
     const contact_body *cb = b->touch;
     const psb_vec3 p = point_at(b, k);
@@ -1719,15 +1721,15 @@ static double turn(psb_vec3 a, psb_vec3 b, psb_vec3 c) {
 }
 
 // A ring's seeds for its own way out: the points of each two of its edges
-// that cross or touch (neither a corner of the other), marked in
-// own_queued. Where no two cross, the ring is one simple loop, and, turning
-// counterclockwise as it does unless the whole ring turned over in one
-// step, none of its points is through it; where some do, the winding number of the
-// region beside the ring changes only at a crossing, so each point through
-// is joined along the ring, by points through as well, to the end of an
-// edge that crosses another: these and the patches followed from them find
-// them all. A sweep along x over the edges sorted by their least x: each
-// edge against those whose x range starts within its own.
+// that cross or touch (neither a corner of the other), marked in own_queued.
+// Where no two cross, the ring is one simple loop, and, turning
+// counterclockwise as it does unless the whole ring turned over in one step,
+// none of its points is through it; where some do, the winding number of the
+// region beside the ring changes only at a crossing, so each point through is
+// joined along the ring, by points through as well, to the end of an edge
+// that crosses another: these and the patches followed from them find them
+// all. A sweep along x over the edges sorted by their least x: each edge
+// against those whose x range starts within its own.
 static void crossing_edges(contact_body *cb, const psb_body *b) {
     const int n = cb->elements;
     for (int e = 0; e < n; e++) {

@@ -1056,17 +1056,16 @@ static int smooth_umbrella(psb_model *m, model_body *B, int i) {
     return better ? 1 : 0;
 }
 
-// Point i of B out of B's own surface where its own winding number s says
-// it has gone through (|s| above 1/2 less OWN_SLACK): to the first of
-// own_tries' places, then the middle of its neighbours, where its own
-// winding number is nearer 0 than s by OWN_SLACK. Where none is and s is a
-// half (i's umbrella crumpled), or i is a ring's, the first neighbour j (in index order)
-// that, moved to the middle of its own neighbours, brings i's own winding
-// number so much nearer 0 and has its own within OWN_SLACK of 0, is moved
-// there instead; else all its neighbours at once (smooth_umbrella). A
-// point moved goes out of the floor, walls and spheres;
-// positions only. -1: i not through (or not checked); else 1 if a point
-// moved, 0 if not.
+// Point i of B out of B's own surface where its own winding number s says it
+// has gone through (|s| above 1/2 less OWN_SLACK): to the first of own_tries'
+// places, then the middle of its neighbours, where its own winding number is
+// nearer 0 than s by OWN_SLACK. Where none is and s is a half (i's umbrella
+// crumpled), or i is a ring's, the first neighbour j (in index order) that,
+// moved to the middle of its own neighbours, brings i's own winding number so
+// much nearer 0 and has its own within OWN_SLACK of 0, is moved there
+// instead; else all its neighbours at once (smooth_umbrella). A point moved
+// goes out of the floor, walls and spheres; positions only. -1: i not through
+// (or not checked); else 1 if a point moved, 0 if not.
 static int own_way_out_point(psb_model *m, model_body *B, int i) {
     const double gap = PUT_BACK_GAP * m->params.contact_thickness;
     const psb_vec3 p = B->x[i];
@@ -1150,12 +1149,11 @@ static double turn(psb_vec3 a, psb_vec3 b, psb_vec3 c) {
 }
 
 // A ring's seeds: the points of each two of its edges that cross or touch,
-// neither a corner of the other, marked in `mark`. Where none cross, no
-// point is through the ring (unless the whole ring turned over in one
-// step); where some do, each point through is joined
-// along the ring, by points through, to an end of such an edge (the
-// winding number beside the ring changes only at a crossing). Every pair
-// looked at.
+// neither a corner of the other, marked in `mark`. Where none cross, no point
+// is through the ring (unless the whole ring turned over in one step); where
+// some do, each point through is joined along the ring, by points through, to
+// an end of such an edge (the winding number beside the ring changes only at
+// a crossing). Every pair looked at.
 static void crossing_edges(const model_body *B, bool *mark) {
     for (int e = 0; e < B->n; e++) {
         const int e1 = (e + 1) % B->n;
@@ -1180,11 +1178,11 @@ static void crossing_edges(const model_body *B, bool *mark) {
 // ring in a contact that takes part in contact with itself, a queue of its
 // points: a shell's point of each of its contacts with itself (in their
 // order) that crossed its feature in the step (crossed_feature), then each
-// whose umbrella has turned over (turned_over, in index order); a ring's
-// ends of its edges that cross (crossing_edges, in index order); each is taken
-// out of the body's own surface if through it (own_way_out_point), and
-// where it was found through, its neighbours not yet queued are queued
-// after the others (in index order). Returns the points moved.
+// whose umbrella has turned over (turned_over, in index order); a ring's ends
+// of its edges that cross (crossing_edges, in index order); each is taken out
+// of the body's own surface if through it (own_way_out_point), and where it
+// was found through, its neighbours not yet queued are queued after the
+// others (in index order). Returns the points moved.
 static int own_way_out(psb_model *m) {
     int total = 0;
     for (int sweep = 0; sweep < WAY_OUT_SWEEPS; sweep++) {
