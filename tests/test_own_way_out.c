@@ -37,6 +37,25 @@ static const char *const self_mode_name[] = {"self contact off", "self contact o
 #define BALL_POINTS 162
 static psb_vec3 ends[3][BALL_POINTS];
 
+// Steps world w (one body) `steps` times, writing the body after each step
+// into dir, then keeps its end positions in `end` (`points` of them) and
+// destroys w; the points it put back.
+static long run_and_write(psb_world *w, int steps, const char *what, const char *dir, psb_vec3 *end,
+                          int points) {
+    psb_error err = {0};
+    for (int s = 0; s < steps; s++) {
+        CHECK(psb_world_step(w) == 0, "the %s blew up at step %d", what, s);
+        CHECK(psb_export_obj_body(w, 0, NULL, dir, psb_export_frame_of(w), NULL, 0, &err) == PSB_OK,
+              "%s", err.message);
+    }
+    const long put_back = psb_world_put_back_count(w);
+    const int n = psb_body_point_count(w, 0);
+    CHECK(n == points, "the %s has %d points", what, n);
+    memcpy(end, psb_body_positions(w, 0), (size_t)(n < points ? n : points) * sizeof *end);
+    psb_world_destroy(w);
+    return put_back;
+}
+
 // The run, every step written into dir; the points it put back.
 static long pull_through(self_mode self, const char *dir) {
     psb_error err = {0};
@@ -60,18 +79,8 @@ static long pull_through(self_mode self, const char *dir) {
         top = ball.points[i].y > ball.points[top].y ? i : top;
     }
     psb_body_grab(w, 0, top, (psb_vec3){0.0, -1.5, 0.0}, 50.0);
-    for (int s = 0; s < 20; s++) {
-        CHECK(psb_world_step(w) == 0, "the ball blew up at step %d", s);
-        CHECK(psb_export_obj_body(w, 0, NULL, dir, psb_export_frame_of(w), NULL, 0, &err) == PSB_OK,
-              "%s", err.message);
-    }
-    const long put_back = psb_world_put_back_count(w);
-    CHECK(psb_body_point_count(w, 0) == BALL_POINTS, "the ball has %d points",
-          psb_body_point_count(w, 0));
-    memcpy(ends[self], psb_body_positions(w, 0), sizeof ends[self]);
-    psb_world_destroy(w);
     psb_mesh_free(&ball);
-    return put_back;
+    return run_and_write(w, 20, "ball", dir, ends[self], BALL_POINTS);
 }
 
 // The ring's points at the end of each mode's run.
@@ -96,18 +105,8 @@ static long crumple_ring(self_mode self, const char *dir) {
     def.offset = (psb_vec3){0.0, 1.5, 0.0};
     def.params.self_contact = self != SELF_BODY_OFF;
     CHECK(psb_world_add_body(w, &def, &err) == 0, "%s", err.message);
-    for (int s = 0; s < 60; s++) {
-        CHECK(psb_world_step(w) == 0, "the ring blew up at step %d", s);
-        CHECK(psb_export_obj_body(w, 0, NULL, dir, psb_export_frame_of(w), NULL, 0, &err) == PSB_OK,
-              "%s", err.message);
-    }
-    const long put_back = psb_world_put_back_count(w);
-    CHECK(psb_body_point_count(w, 0) == RING_POINTS, "the ring has %d points",
-          psb_body_point_count(w, 0));
-    memcpy(ring_ends[self], psb_body_positions(w, 0), sizeof ring_ends[self]);
-    psb_world_destroy(w);
     psb_mesh_free(&ring);
-    return put_back;
+    return run_and_write(w, 60, "ring", dir, ring_ends[self], RING_POINTS);
 }
 
 // psb-check-contact --self over dir: the points it finds inside (its
