@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "ring_rays.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -88,6 +89,7 @@ typedef struct contact_body {
     int *own_queue;
     unsigned char *own_queued;
     struct edge_span *span; // a ring's edges by their least x (crossing_edges)
+    ring_rays *rays;        // a ring's edges filed for its own winding numbers
 
     // A ring's links carried over (contact_keep_link_forces): the force the
     // point's link pushed with at the end of the last solved sub-step, N, and
@@ -240,6 +242,7 @@ void contact_body_destroy(contact_body *cb) {
         free(cb->own_queued);
         free(cb->own_queue);
         free(cb->span);
+        ring_rays_destroy(cb->rays);
         free(cb->kept_force);
         free(cb->kept_against);
         free3(cb->kept_slip);
@@ -412,11 +415,12 @@ contact_body *contact_body_create(const psb_body *b) {
     cb->corner = malloc((size_t)cb->per * room * sizeof(int));
     cb->across = ring ? NULL : malloc(3 * room * sizeof(int));
     cb->span = ring ? malloc(room * sizeof *cb->span) : NULL;
+    cb->rays = ring ? ring_rays_create(elements) : NULL;
     cb->cell_start = malloc((cells + 1) * sizeof(int));
     cb->item = malloc((size_t)ITEMS_PER_ELEMENT * room * sizeof(int));
     cb->cone_sin = malloc(cells * sizeof(double));
-    if (!cb->corner || (!ring && !cb->across) || (ring && !cb->span) || !cb->cell_start ||
-        !cb->item || !cb->cone_sin || !alloc3(cb->cone_n, (int)cells) ||
+    if (!cb->corner || (!ring && !cb->across) || (ring && (!cb->span || !cb->rays)) ||
+        !cb->cell_start || !cb->item || !cb->cone_sin || !alloc3(cb->cone_n, (int)cells) ||
         !alloc3(cb->face_n, elements) || !alloc3(cb->box, elements) ||
         !alloc3(cb->box + 3, elements) || !alloc3(cb->point_n, b->n_pad)) {
         contact_body_destroy(cb);
@@ -1432,47 +1436,8 @@ static int way_out(psb_world *w) {
 
 // ---- a body's own way out (docs/contact.md, "A body's own way out")
 
-// The winding number of the rest of ring b about its own point k, put at p:
-// the angles at p of the edges that do not have k, over 2 pi, less the
-// fraction of a small circle round p that k's corner puts inside: the angle
-// from the direction to its next point counterclockwise round to the one to
-// its previous (the inside is on the left of a counterclockwise ring), over
-// 2 pi. An edge whose line passes through p counts 0 (as in
-// psb-check-contact). A whole number where p is on no other edge: 0 on a
-// counterclockwise ring that does not cross itself, +1 where another part of
-// it encloses p, -1 where p has passed through an edge into a loop turned
-// inside out. False where k is on a neighbour (no corner).
-static bool own_winding_ring(const contact_body *cb, const psb_body *b, int k, psb_vec3 p,
-                             double *s) {
-    int before = -1, after = -1;
-    double sum = 0.0;
-    for (int e = 0; e < cb->elements; e++) {
-        const int *c = &cb->corner[2 * e];
-        if (c[0] == k) {
-            after = c[1];
-        } else if (c[1] == k) {
-            before = c[0];
-        } else {
-            const psb_vec3 ra = sub(point_at(b, c[0]), p), rb = sub(point_at(b, c[1]), p);
-            const double det = ra.x * rb.y - ra.y * rb.x;
-            sum += det == 0.0 ? 0.0 : atan2(det, ra.x * rb.x + ra.y * rb.y);
-        }
-    }
-    if (before < 0 || after < 0) {
-        return false;
-    }
-    const psb_vec3 u = sub(point_at(b, before), p), v = sub(point_at(b, after), p);
-    if ((u.x == 0.0 && u.y == 0.0) || (v.x == 0.0 && v.y == 0.0)) {
-        return false;
-    }
-    double corner = atan2(v.x * u.y - v.y * u.x, v.x * u.x + v.y * u.y);
-    corner += corner < 0.0 ? 2.0 * PI : 0.0;
-    *s = (sum - corner) / (2.0 * PI);
-    return true;
-}
-
 // The winding number of the rest of body b's surface about its own point k,
-// put at p (a ring: own_winding_ring); a shell's: the solid angles of the
+// put at p (a ring: ring_rays_own_winding); a shell's: the solid angles of the
 // triangles that do not use k, over 4 pi, less the fraction of a small sphere
 // round p that k's own corner puts inside. That fraction, by Gauss-Bonnet on
 // the unit sphere round p: the directions to k's neighbours, in the order its
@@ -1484,7 +1449,7 @@ static bool own_winding_ring(const contact_body *cb, const psb_body *b, int k, p
 // most OWN_LOOP_MAX neighbours (not checked).
 static bool own_winding(const contact_body *cb, const psb_body *b, int k, psb_vec3 p, double *s) {
     if (cb->per == 2) {
-        return own_winding_ring(cb, b, k, p, s);
+        return ring_rays_own_winding(cb->rays, b, k, p, s);
     }
     int from[OWN_LOOP_MAX], to[OWN_LOOP_MAX], count = 0;
     double sum = 0.0;
@@ -1757,6 +1722,19 @@ static void crossing_edges(contact_body *cb, const psb_body *b) {
     }
 }
 
+// Around own_way_out_point's check of ring point k: the edges it may move,
+// those of k and of its two neighbours (the ring's edges o - 2 to o + 1, o =
+// k's public index), marked loose in the ring's filing before (loose), and
+// those still in their bins settled after.
+static void loosen_ring(contact_body *cb, const psb_body *b, int k, bool loose) {
+    const int n = cb->elements, first = (b->order[k] + n - 2) % n;
+    if (loose) {
+        ring_rays_loosen(cb->rays, b, first, 4);
+    } else {
+        ring_rays_settle(cb->rays, b, first, 4);
+    }
+}
+
 // A body's own way out, after the last way out, with self contact on
 // (docs/contact.md, "A body's own way out" and "A ring's own way out"): a
 // shell's or a ring's point that its own winding number finds through its
@@ -1790,6 +1768,9 @@ static int own_way_out(psb_world *w) {
             int queued = 0;
             if (cb->per == 2) {
                 crossing_edges(cb, b);
+                if (!ring_rays_filed(cb->rays)) {
+                    ring_rays_file(cb->rays, cb->corner, b);
+                }
                 for (int j = 0; j < b->n; j++) {
                     if (cb->own_queued[b->rank[j]]) {
                         cb->own_queue[queued++] = b->rank[j];
@@ -1811,7 +1792,14 @@ static int own_way_out(psb_world *w) {
                 }
             }
             for (int at = 0; at < queued; at++) {
-                const int k = cb->own_queue[at], r = own_way_out_point(w, b, k, gap);
+                const int k = cb->own_queue[at];
+                if (cb->per == 2) {
+                    loosen_ring(cb, b, k, true);
+                }
+                const int r = own_way_out_point(w, b, k, gap);
+                if (cb->per == 2) {
+                    loosen_ring(cb, b, k, false);
+                }
                 moved += r > 0;
                 const int from = queued;
                 for (int s = cb->next_start[k]; r >= 0 && s < cb->next_start[k + 1]; s++) {
@@ -1839,6 +1827,12 @@ static int own_way_out(psb_world *w) {
         total += moved;
         if (moved == 0) {
             break;
+        }
+    }
+    // (the points may move before the next own way out)
+    for (int i = 0; i < w->body_count; i++) {
+        if (w->bodies[i]->kind == PSB_RING && w->bodies[i]->touch) {
+            ring_rays_forget(w->bodies[i]->touch->rays);
         }
     }
     return total;
