@@ -239,7 +239,7 @@ enum { UNTOLD = 99 };
 // b's edge from a = corner[0] to c = corner[1]: 2 where the edge crosses it
 // from right to left (as a counterclockwise ring's far side crosses a ray
 // from inside it), -2 the other way, else 0. An end on the ray's line counts
-// as on its right, so that two edges meeting there count once. Where p is
+// as on its left, so that two edges meeting there count once. Where p is
 // on the edge, the angles (angle_sum) count the edge 0: p is half-way
 // between its sides, of which one ray crosses the edge and the other not:
 // 1 or -1; UNTOLD where the ray runs along the edge, or p is at its end.
