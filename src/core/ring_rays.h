@@ -14,8 +14,9 @@ ring_rays *ring_rays_create(int edges);
 void ring_rays_destroy(ring_rays *rays);
 /// Files ring b's edges (edge e from internal point corner[2 e] to corner[2 e
 /// + 1]; the array must outlive the filing) by where they are now, each in
-/// every column (of x) and row (of y) its span meets. False where the
-/// points are not all finite: ring_rays_own_winding then answers false.
+/// every column (of x) and row (of y) its span meets, grown by a bin each
+/// way. False where the points are not all finite: ring_rays_own_winding
+/// then answers false.
 bool ring_rays_file(ring_rays *rays, const int *corner, const psb_body *b);
 /// The filing is out of date: ring_rays_own_winding answers false until
 /// the next.
