@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -127,6 +128,34 @@ static inline int add_moving_mesh(psb_world *w, const psb_mesh *m, psb_body_para
     const int id = psb_world_add_body(w, &def, &err);
     CHECK(id >= 0, "add_body: %s", err.message);
     return id;
+}
+
+/// Two copies of shell `ball`, their centres `apart` (m) from each other
+/// along x, as one closed mesh: where apart is less than the ball's
+/// diameter, a body whose rest shape passes through itself (as a model's
+/// ear may pass into its head), each ball's points inside the other there.
+/// Its points and triangles, into *points and *triangles (to be freed).
+static inline psb_body_def twin_balls(const psb_mesh *ball, double apart, psb_vec3 **points,
+                                      int **triangles) {
+    const int n = ball->point_count, t = ball->triangle_count;
+    *points = malloc(2 * (size_t)n * sizeof **points);
+    *triangles = malloc(6 * (size_t)t * sizeof **triangles);
+    CHECK(*points && *triangles, "no memory for two balls of %d points", n);
+    for (int i = 0; *points && i < n; i++) {
+        (*points)[i] = (*points)[n + i] = ball->points[i];
+        (*points)[i].x -= 0.5 * apart;
+        (*points)[n + i].x += 0.5 * apart;
+    }
+    for (int i = 0; *triangles && i < 3 * t; i++) {
+        (*triangles)[i] = ball->triangles[i];
+        (*triangles)[3 * t + i] = ball->triangles[i] + n;
+    }
+    psb_body_def def = psb_mesh_body_def(ball);
+    def.points = *points;
+    def.point_count = 2 * n;
+    def.triangles = *triangles;
+    def.triangle_count = 2 * t;
+    return def;
 }
 
 #endif

@@ -49,6 +49,10 @@ enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
 // at most.
 enum { OWN_LOOP_MAX = 32, OWN_ROUNDS = 3 };
 #define OWN_SLACK 0.25
+// A shell's last try (own_relax_patch): the points within 1, then 2, then
+// PATCH_RINGS rings of the point, at most PATCH_MAX of them and PATCH_MAX
+// held round them, relaxed by PATCH_SWEEPS Gauss-Seidel sweeps.
+enum { PATCH_RINGS = 3, PATCH_MAX = 64, PATCH_SWEEPS = 64 };
 
 // A ring's edge in crossing_edges' sweep: its least x, and its index.
 typedef struct edge_span {
@@ -88,6 +92,9 @@ typedef struct contact_body {
     // own_way_out's queue of points to check, and per point whether queued.
     int *own_queue;
     unsigned char *own_queued;
+    // Per point: whether it is through its own surface in the rest shape
+    // (folded_at_rest: 0 not yet found, 1 no, 2 yes).
+    unsigned char *rest_fold;
     struct edge_span *span; // a ring's edges by their least x (crossing_edges)
     ring_rays *rays;        // a ring's edges filed for its own winding numbers
 
@@ -240,6 +247,7 @@ void contact_body_destroy(contact_body *cb) {
         free3(cb->vstart);
         free(cb->mark);
         free(cb->own_queued);
+        free(cb->rest_fold);
         free(cb->own_queue);
         free(cb->span);
         ring_rays_destroy(cb->rays);
@@ -397,6 +405,7 @@ contact_body *contact_body_create(const psb_body *b) {
     if (!cb || !alloc3(cb->start, b->n_pad) || !alloc3(cb->vstart, b->n_pad) ||
         !(cb->mark = calloc((size_t)b->n_pad, 1)) ||
         !(cb->own_queued = calloc((size_t)b->n_pad, 1)) ||
+        !(cb->rest_fold = calloc((size_t)b->n_pad, 1)) ||
         !(cb->own_queue = malloc((size_t)b->n_pad * sizeof(int))) ||
         !(cb->kept_force = calloc((size_t)b->n_pad, sizeof(double))) ||
         !(cb->kept_against = calloc((size_t)b->n_pad, sizeof(int))) ||
@@ -1233,10 +1242,11 @@ static void push_out_touched(psb_world *w, bool put_back) {
 // 2 atan2(a . (b x c), |a||b||c| + (a . b)|c| + (b . c)|a| + (c . a)|b|)
 // with a, b, c its corners less p (Van Oosterom and Strackee); positive
 // from the side its outward normal points away from.
-static double solid_angle(const psb_body *b, const int *k, psb_vec3 p) {
+static double solid_angle(double *const x[3], const int *k, psb_vec3 p) {
     // The corners less p: ra, rb and rc.
-    const psb_vec3 ra = sub(point_at(b, k[0]), p), rb = sub(point_at(b, k[1]), p);
-    const psb_vec3 rc = sub(point_at(b, k[2]), p);
+    const psb_vec3 ra = sub(v3(x[0][k[0]], x[1][k[0]], x[2][k[0]]), p);
+    const psb_vec3 rb = sub(v3(x[0][k[1]], x[1][k[1]], x[2][k[1]]), p);
+    const psb_vec3 rc = sub(v3(x[0][k[2]], x[1][k[2]], x[2][k[2]]), p);
     const double la = sqrt(dot(ra, ra)), lb = sqrt(dot(rb, rb)), lc = sqrt(dot(rc, rc));
     const double below = la * lb * lc + dot(ra, rb) * lc + dot(rb, rc) * la + dot(rc, ra) * lb;
     return 2.0 * atan2(dot(ra, cross(rb, rc)), below);
@@ -1254,7 +1264,7 @@ static double winding_number(const contact_body *cb, const psb_body *b, psb_vec3
             sum += atan2(ra.x * rb.y - ra.y * rb.x, ra.x * rb.x + ra.y * rb.y);
             continue;
         }
-        sum += solid_angle(b, k, p);
+        sum += solid_angle(b->x, k, p);
     }
     return sum / (cb->per == 2 ? 2.0 * PI : 4.0 * PI);
 }
@@ -1446,18 +1456,17 @@ static int way_out(psb_world *w) {
 // surface that does not cross itself the result is 0; +1 where another part
 // of the body encloses p, -1 where p has passed through a sheet into a pocket
 // turned inside out. False where k's triangles do not make one loop of at
-// most OWN_LOOP_MAX neighbours (not checked).
-static bool own_winding(const contact_body *cb, const psb_body *b, int k, psb_vec3 p, double *s) {
-    if (cb->per == 2) {
-        return ring_rays_own_winding(cb->rays, b, k, p, s);
-    }
+// most OWN_LOOP_MAX neighbours (not checked). A shell's with its points at x
+// (own_winding: where they are).
+static bool own_winding_at(const contact_body *cb, double *const x[3], int k, psb_vec3 p,
+                           double *s) {
     int from[OWN_LOOP_MAX], to[OWN_LOOP_MAX], count = 0;
     double sum = 0.0;
     for (int e = 0; e < cb->elements; e++) {
         const int *c = &cb->corner[3 * e];
         const int j = c[0] == k ? 0 : c[1] == k ? 1 : c[2] == k ? 2 : -1;
         if (j < 0) {
-            sum += solid_angle(b, c, p);
+            sum += solid_angle(x, c, p);
         } else if (count == OWN_LOOP_MAX) {
             return false;
         } else {
@@ -1488,15 +1497,39 @@ static bool own_winding(const contact_body *cb, const psb_body *b, int k, psb_ve
     }
     double turns = 0.0;
     for (int i = 0; i < count; i++) {
-        const psb_vec3 d0 = unit(sub(point_at(b, loop[(i + count - 1) % count]), p));
-        const psb_vec3 d = unit(sub(point_at(b, loop[i]), p));
-        const psb_vec3 d1 = unit(sub(point_at(b, loop[(i + 1) % count]), p));
+        const int l0 = loop[(i + count - 1) % count], l = loop[i], l1 = loop[(i + 1) % count];
+        const psb_vec3 d0 = unit(sub(v3(x[0][l0], x[1][l0], x[2][l0]), p));
+        const psb_vec3 d = unit(sub(v3(x[0][l], x[1][l], x[2][l]), p));
+        const psb_vec3 d1 = unit(sub(v3(x[0][l1], x[1][l1], x[2][l1]), p));
         // The great circles' directions at d: in from d0, out to d1.
         const psb_vec3 in = sub(scale(dot(d0, d), d), d0), out = sub(d1, scale(dot(d1, d), d));
         turns += atan2(dot(d, cross(in, out)), dot(in, out));
     }
     *s = sum / (4.0 * PI) - (2.0 * PI + turns) / (4.0 * PI);
     return true;
+}
+
+static bool own_winding(const contact_body *cb, const psb_body *b, int k, psb_vec3 p, double *s) {
+    return cb->per == 2 ? ring_rays_own_winding(cb->rays, b, k, p, s)
+                        : own_winding_at(cb, b->x, k, p, s);
+}
+
+// Whether shell point k is through its own surface in the rest shape: its
+// own winding number there (own_winding_at over shape_q, the rest shape
+// about its centroid) off 0 by more than OWN_SLACK, as where a mesh's ear
+// passes into its head. Such a point is left where it is: moving it out
+// would fight the springs, which hold it there. Found once, the first time
+// it is asked (rest_fold: 0 not yet, 1 no, 2 yes).
+static bool folded_at_rest(contact_body *cb, const psb_body *b, int k) {
+    if (cb->per != 3) {
+        return false;
+    }
+    if (!cb->rest_fold[k]) {
+        const psb_vec3 q = v3(b->shape_q[0][k], b->shape_q[1][k], b->shape_q[2][k]);
+        double s;
+        cb->rest_fold[k] = own_winding_at(cb, b->shape_q, k, q, &s) && fabs(s) > OWN_SLACK ? 2 : 1;
+    }
+    return cb->rest_fold[k] == 2;
 }
 
 // Whether point k's umbrella has turned over: its pseudo-normal faces away
@@ -1508,6 +1541,24 @@ static bool turned_over(const contact_body *cb, int k) {
         sum = add(sum, v3(cb->point_n[0][j], cb->point_n[1][j], cb->point_n[2][j]));
     }
     return dot(sum, v3(cb->point_n[0][k], cb->point_n[1][k], cb->point_n[2][k])) < 0.0;
+}
+
+// Marks in own_queued (2, where not yet queued) each corner of a shell's
+// triangle that faces away from the corner's pseudo-normal (this step's,
+// surface_normals): a crumpled umbrella, whose own triangles cross each other
+// or their neighbours' while its pseudo-normal has not turned over.
+static void mark_crumpled(contact_body *cb) {
+    for (int e = 0; e < cb->elements; e++) {
+        for (int j = 0; j < 3; j++) {
+            const int k = cb->corner[3 * e + j];
+            if (!cb->own_queued[k] && cb->face_n[0][e] * cb->point_n[0][k] +
+                                              cb->face_n[1][e] * cb->point_n[1][k] +
+                                              cb->face_n[2][e] * cb->point_n[2][k] <
+                                          0.0) {
+                cb->own_queued[k] = 2;
+            }
+        }
+    }
 }
 
 // The middle of point k's neighbours, gap out along the sum of their
@@ -1584,6 +1635,96 @@ static int own_smooth_umbrella(psb_world *w, psb_body *b, int k, double gap) {
     return 1;
 }
 
+// Whether point j is among the count points of list.
+static bool listed(const int *list, int count, int j) {
+    for (int i = 0; i < count; i++) {
+        if (list[i] == j) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// A shell's last try for point k, through its own surface where no one
+// point's move undoes it: a patch relaxed. The points within `rings` rings
+// of k (those not pinned) move together to where each is the middle of its
+// neighbours, the ring round them and the pinned points held: a discrete
+// harmonic patch, which lays a crumpled or folded disc out flat between its
+// held rim as Tutte's embedding does. Found by PATCH_SWEEPS Gauss-Seidel
+// sweeps from where they are, in the caller's order; kept only where the own
+// winding number of every moved point and of every held one beside them
+// ends within OWN_SLACK of 0. Positions only, then out of the floor, walls
+// and spheres. Returns 1 if they moved.
+static int own_relax_patch(psb_world *w, psb_body *b, int k, int rings) {
+    const contact_body *cb = b->touch;
+    int inner[PATCH_MAX], held[PATCH_MAX], inner_count = 1, held_count = 0;
+    inner[0] = k;
+    // Ring after ring: a neighbour not yet seen joins the patch, or is held
+    // (pinned, or in the last ring).
+    for (int r = 0, from = 0; r <= rings; r++) {
+        const int to = inner_count;
+        for (int i = from; i < to; i++) {
+            for (int s = cb->next_start[inner[i]]; s < cb->next_start[inner[i] + 1]; s++) {
+                const int j = cb->next[s];
+                if (listed(inner, inner_count, j) || listed(held, held_count, j)) {
+                    continue;
+                }
+                const bool hold = r == rings || b->inv_mass[j] == 0.0;
+                if ((hold ? held_count : inner_count) == PATCH_MAX) {
+                    return 0;
+                }
+                if (hold) {
+                    held[held_count++] = j;
+                } else {
+                    inner[inner_count++] = j;
+                }
+            }
+        }
+        from = to;
+    }
+    // The caller's order (a few dozen, by insertion).
+    for (int i = 1; i < inner_count; i++) {
+        const int j = inner[i];
+        int at = i - 1;
+        for (; at >= 0 && b->order[inner[at]] > b->order[j]; at--) {
+            inner[at + 1] = inner[at];
+        }
+        inner[at + 1] = j;
+    }
+    psb_vec3 was[PATCH_MAX], to[PATCH_MAX];
+    for (int i = 0; i < inner_count; i++) {
+        was[i] = point_at(b, inner[i]);
+    }
+    for (int sweep = 0; sweep < PATCH_SWEEPS; sweep++) {
+        for (int i = 0; i < inner_count; i++) {
+            set_point(b, inner[i], neighbours_middle(cb, b, inner[i], 0.0));
+        }
+    }
+    bool kept = true;
+    for (int i = 0; kept && i < inner_count + held_count; i++) {
+        const int j = i < inner_count ? inner[i] : held[i - inner_count];
+        double after;
+        kept = own_winding(cb, b, j, point_at(b, j), &after) && fabs(after) < OWN_SLACK;
+    }
+    for (int i = 0; i < inner_count; i++) {
+        to[i] = point_at(b, inner[i]);
+        set_point(b, inner[i], was[i]);
+    }
+    for (int i = 0; kept && i < inner_count; i++) {
+        own_move(w, b, inner[i], to[i]);
+    }
+    return kept ? 1 : 0;
+}
+
+// own_relax_patch over 1, then 2, up to PATCH_RINGS rings: the first kept.
+static int own_relax_patches(psb_world *w, psb_body *b, int k) {
+    int moved = 0;
+    for (int rings = 1; rings <= PATCH_RINGS && !moved; rings++) {
+        moved = own_relax_patch(w, b, k, rings);
+    }
+    return moved;
+}
+
 // Point k of body b out of b's own surface, if its own winding number s
 // (own_winding) says it is through it: on a shell, toward q, b's nearest
 // surface point but its own and its neighbours' triangles, on along that ray
@@ -1600,10 +1741,10 @@ static int own_smooth_umbrella(psb_world *w, psb_body *b, int k, double gap) {
 // k was not through (or not checked), else whether a point moved (1) or not
 // (0).
 static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
-    const contact_body *cb = b->touch;
+    contact_body *cb = b->touch;
     const psb_vec3 p = point_at(b, k);
     double s;
-    if (!own_winding(cb, b, k, p, &s) || !(fabs(s) > 0.5 - OWN_SLACK)) {
+    if (!own_winding(cb, b, k, p, &s) || !(fabs(s) > 0.5 - OWN_SLACK) || folded_at_rest(cb, b, k)) {
         return -1;
     }
     psb_vec3 tries[3];
@@ -1627,7 +1768,7 @@ static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
         }
     }
     if (cb->per == 3 && !(fabs(s) < 1.0 - OWN_SLACK)) {
-        return 0;
+        return own_relax_patches(w, b, k);
     }
     // The neighbours in the caller's order (a handful, by selection).
     int last = -1;
@@ -1655,23 +1796,39 @@ static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
             return 1;
         }
     }
-    return own_smooth_umbrella(w, b, k, gap);
+    if (own_smooth_umbrella(w, b, k, gap)) {
+        return 1;
+    }
+    return cb->per == 3 ? own_relax_patches(w, b, k) : 0;
 }
 
 // Whether the point of contact c (of a body with itself) crossed its
-// feature's triangle in this step: the way from where it started, carried
-// along by the feature's point's move (p0 + q - q0), to where it is now,
-// through the triangle where it is now. (A point held a skin off its own
-// crease, or a little nearer, is not: checking every contact within half
-// the skin, as the last way out does, cost the rocker arm, with 6300 of
-// them, 23 times its step.)
+// feature's triangle, or one of the three across its edges that is not the
+// point's own, in this step: the way from where it started, carried along
+// by the feature's point's move (p0 + q - q0), to where it is now, through
+// the triangle where it is now. (A point that went through beside its
+// feature's triangle is found by the triangles across: the one a contact
+// is found against after a step is the nearest, not always the one crossed.
+// A point held a skin off its own crease, or a little nearer, is not:
+// checking every contact within half the skin, as the last way out does,
+// cost the rocker arm, with 6300 of them, 23 times its step.)
 static bool crossed_feature(const psb_body *b, const contact *c) {
     const contact_body *cb = b->touch;
     const psb_vec3 p = point_at(b, c->p), q = surface_point(b, c->corner, c->beta, cb->per);
     const psb_vec3 p0 = add(v3(cb->start[0][c->p], cb->start[1][c->p], cb->start[2][c->p]),
                             sub(q, start_point(cb, c->e, c->beta)));
     int change = 0;
-    return ray_crossing(cb, b, c->e, p0, sub(p, p0), 0.0, &change) <= 1.0;
+    if (ray_crossing(cb, b, c->e, p0, sub(p, p0), 0.0, &change) <= 1.0) {
+        return true;
+    }
+    for (int j = 0; j < 3; j++) {
+        const int t = cb->across[3 * c->e + j];
+        if (t >= 0 && !own_element(cb, t, c->p) &&
+            ray_crossing(cb, b, t, p0, sub(p, p0), 0.0, &change) <= 1.0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 static int compare_spans(const void *x, const void *y) {
@@ -1784,9 +1941,12 @@ static int own_way_out(psb_world *w) {
                     cb->own_queue[queued++] = t->p;
                 }
             }
+            if (cb->per == 3) {
+                mark_crumpled(cb);
+            }
             for (int j = 0; cb->per == 3 && j < b->n; j++) {
                 const int k = b->rank[j];
-                if (!cb->own_queued[k] && turned_over(cb, k)) {
+                if (cb->own_queued[k] == 2 || (!cb->own_queued[k] && turned_over(cb, k))) {
                     cb->own_queued[k] = 1;
                     cb->own_queue[queued++] = k;
                 }

@@ -74,6 +74,10 @@ enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
 // turns OWN_ROUNDS times at most.
 enum { OWN_LOOP_MAX = 32, OWN_ROUNDS = 3 };
 #define OWN_SLACK 0.25
+// A shell's last try (relax_patch): the points within 1, then 2, then
+// PATCH_RINGS rings of the point, at most PATCH_MAX of them and PATCH_MAX
+// held round them, relaxed by PATCH_SWEEPS Gauss-Seidel sweeps.
+enum { PATCH_RINGS = 3, PATCH_MAX = 64, PATCH_SWEEPS = 64 };
 
 // With contact inside the solve: how fast a link moves a point that starts a
 // sub-step inside another body, or within its skin, back out to the skin, m/s
@@ -648,8 +652,8 @@ static void push_apart(psb_model *m, bool self_only) {
 // The solid angle triangle t (its corners' indices) of B subtends at p:
 // 2 atan2(a . (b x c), |a||b||c| + (a . b)|c| + (b . c)|a| + (c . a)|b|)
 // with a, b, c its corners less p (Van Oosterom and Strackee).
-static double solid_angle(const model_body *B, const int *t, psb_vec3 p) {
-    const psb_vec3 a = sub(B->x[t[0]], p), b = sub(B->x[t[1]], p), c = sub(B->x[t[2]], p);
+static double solid_angle(const psb_vec3 *x, const int *t, psb_vec3 p) {
+    const psb_vec3 a = sub(x[t[0]], p), b = sub(x[t[1]], p), c = sub(x[t[2]], p);
     const double la = norm(a), lb = norm(b), lc = norm(c);
     return 2.0 * atan2(dot(a, cross(b, c)),
                        la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb);
@@ -669,7 +673,7 @@ static double winding_number(const model_body *B, psb_vec3 p) {
             const psb_vec3 a = sub(B->x[corner[0]], p), b = sub(B->x[corner[1]], p);
             sum += atan2(a.x * b.y - a.y * b.x, a.x * b.x + a.y * b.y);
         } else {
-            sum += solid_angle(B, corner, p);
+            sum += solid_angle(B->x, corner, p);
         }
     }
     return sum / (ring ? 2.0 * PI : 4.0 * PI);
@@ -906,17 +910,15 @@ static bool own_winding_ring(const model_body *B, int i, psb_vec3 p, double *s) 
 // for d1, d1 - (d1 . d) d. 0 where the surface does not cross itself, +1
 // where another part encloses p, -1 where p has gone through a sheet into
 // a pocket turned inside out. False where i's triangles do not make one loop, or more than
-// OWN_LOOP_MAX.
-static bool own_winding(const model_body *B, int i, psb_vec3 p, double *s) {
-    if (B->kind == PSB_RING) {
-        return own_winding_ring(B, i, p, s);
-    }
+// OWN_LOOP_MAX. Of a shell whose points are at x (own_winding: where they
+// are).
+static bool own_winding_at(const model_body *B, const psb_vec3 *x, int i, psb_vec3 p, double *s) {
     int from[OWN_LOOP_MAX], to[OWN_LOOP_MAX], count = 0;
     double sum = 0.0;
     for (int f = 0; f < B->tri_count; f++) {
         const int *t = &B->tri[3 * f];
         if (t[0] != i && t[1] != i && t[2] != i) {
-            sum += solid_angle(B, t, p);
+            sum += solid_angle(x, t, p);
             continue;
         }
         if (count == OWN_LOOP_MAX) {
@@ -952,14 +954,35 @@ static bool own_winding(const model_body *B, int i, psb_vec3 p, double *s) {
     }
     double turns = 0.0;
     for (int n = 0; n < count; n++) {
-        const psb_vec3 d0 = normalized(sub(B->x[loop[(n + count - 1) % count]], p));
-        const psb_vec3 d = normalized(sub(B->x[loop[n]], p));
-        const psb_vec3 d1 = normalized(sub(B->x[loop[(n + 1) % count]], p));
+        const psb_vec3 d0 = normalized(sub(x[loop[(n + count - 1) % count]], p));
+        const psb_vec3 d = normalized(sub(x[loop[n]], p));
+        const psb_vec3 d1 = normalized(sub(x[loop[(n + 1) % count]], p));
         const psb_vec3 in = sub(scale(dot(d0, d), d), d0), out = sub(d1, scale(dot(d1, d), d));
         turns += atan2(dot(d, cross(in, out)), dot(in, out));
     }
     *s = sum / (4.0 * PI) - (2.0 * PI + turns) / (4.0 * PI);
     return true;
+}
+
+static bool own_winding(const model_body *B, int i, psb_vec3 p, double *s) {
+    return B->kind == PSB_RING ? own_winding_ring(B, i, p, s) : own_winding_at(B, B->x, i, p, s);
+}
+
+// Whether shell point i is through its own surface in the rest shape: its
+// own winding number there (own_winding_at) off 0 by more than OWN_SLACK, as
+// where a mesh's ear passes into its head. Such a point is left where it
+// is: moving it out would fight the springs, which hold it there. Found
+// once, the first time it is asked (rest_fold: 0 not yet, 1 no, 2 yes).
+static bool folded_at_rest(model_body *B, int i) {
+    if (B->kind == PSB_RING) {
+        return false;
+    }
+    if (!B->rest_fold[i]) {
+        double s;
+        B->rest_fold[i] =
+            own_winding_at(B, B->rest_x, i, B->rest_x[i], &s) && fabs(s) > OWN_SLACK ? 2 : 1;
+    }
+    return B->rest_fold[i] == 2;
 }
 
 // Where point i of B, through B's own surface by its own winding number s,
@@ -1056,6 +1079,100 @@ static int smooth_umbrella(psb_model *m, model_body *B, int i) {
     return better ? 1 : 0;
 }
 
+// The middle of point i's neighbours, as they are.
+static psb_vec3 plain_middle(const model_body *B, int i) {
+    int next[3 * OWN_LOOP_MAX];
+    const int n = neighbours(B, i, next);
+    psb_vec3 middle = {0.0, 0.0, 0.0};
+    for (int j = 0; j < n; j++) {
+        middle = add(middle, B->x[next[j]]);
+    }
+    return scale(1.0 / n, middle);
+}
+
+// A shell's last try for point i, through its own surface where no one
+// point's move undoes it: a patch relaxed. The points within `rings` rings
+// of i (those not pinned) move together to where each is the middle of its
+// neighbours, the ring round them and the pinned points held (a discrete
+// harmonic patch, laid out between its held rim as Tutte's embedding lays out
+// a disc): PATCH_SWEEPS Gauss-Seidel sweeps from where they are, in index
+// order. Kept only where the own winding number of every moved point and of
+// every held one beside them ends within OWN_SLACK of 0; then out of the
+// floor, walls and spheres. Returns 1 if they moved.
+static int relax_patch(psb_model *m, model_body *B, int i, int rings) {
+    // Per point: 1 in the patch, 2 held, 0 neither.
+    unsigned char *role = calloc((size_t)B->n, 1);
+    int *list = malloc((size_t)B->n * sizeof *list);
+    psb_vec3 *was = malloc((size_t)B->n * sizeof *was);
+    int moved = 0;
+    if (!role || !list || !was || !(inverse_mass(B, i) > 0.0)) {
+        goto done; // (no memory, or pinned: not moved)
+    }
+    int count = 0, roles[3] = {0, 1, 0};
+    role[i] = 1;
+    list[count++] = i;
+    for (int r = 0, from = 0; r <= rings; r++) {
+        const int to = count;
+        for (int k = from; k < to; k++) {
+            if (role[list[k]] != 1) {
+                continue;
+            }
+            int next[3 * OWN_LOOP_MAX];
+            const int n = neighbours(B, list[k], next);
+            if (n < 0) {
+                goto done; // (not checked: own_winding would not be)
+            }
+            for (int j = 0; j < n; j++) {
+                if (!role[next[j]]) {
+                    role[next[j]] = r == rings || !(inverse_mass(B, next[j]) > 0.0) ? 2 : 1;
+                    list[count++] = next[j];
+                    if (++roles[role[next[j]]] > PATCH_MAX) {
+                        goto done; // (too large: not moved)
+                    }
+                }
+            }
+        }
+        from = to;
+    }
+    for (int k = 0; k < B->n; k++) {
+        was[k] = B->x[k];
+    }
+    for (int sweep = 0; sweep < PATCH_SWEEPS; sweep++) {
+        for (int k = 0; k < B->n; k++) {
+            if (role[k] == 1) {
+                B->x[k] = plain_middle(B, k);
+            }
+        }
+    }
+    bool kept = true;
+    for (int k = 0; kept && k < B->n; k++) {
+        double after;
+        kept = !role[k] || (own_winding(B, k, B->x[k], &after) && fabs(after) < OWN_SLACK);
+    }
+    for (int k = 0; k < B->n; k++) {
+        if (role[k] == 1 && !kept) {
+            B->x[k] = was[k];
+        } else if (role[k] == 1) {
+            model_push_out(m, B, &B->x[k], true);
+        }
+    }
+    moved = kept;
+done:
+    free(role);
+    free(list);
+    free(was);
+    return moved;
+}
+
+// relax_patch over 1, then 2, up to PATCH_RINGS rings: the first kept.
+static int relax_patches(psb_model *m, model_body *B, int i) {
+    int moved = 0;
+    for (int rings = 1; rings <= PATCH_RINGS && !moved; rings++) {
+        moved = relax_patch(m, B, i, rings);
+    }
+    return moved;
+}
+
 // Point i of B out of B's own surface where its own winding number s says it
 // has gone through (|s| above 1/2 less OWN_SLACK): to the first of own_tries'
 // places, then the middle of its neighbours, where its own winding number is
@@ -1070,7 +1187,7 @@ static int own_way_out_point(psb_model *m, model_body *B, int i) {
     const double gap = PUT_BACK_GAP * m->params.contact_thickness;
     const psb_vec3 p = B->x[i];
     double s;
-    if (!own_winding(B, i, p, &s) || !(fabs(s) > 0.5 - OWN_SLACK)) {
+    if (!own_winding(B, i, p, &s) || !(fabs(s) > 0.5 - OWN_SLACK) || folded_at_rest(B, i)) {
         return -1;
     }
     psb_vec3 tries[3];
@@ -1085,7 +1202,7 @@ static int own_way_out_point(psb_model *m, model_body *B, int i) {
         }
     }
     if (B->kind != PSB_RING && !(fabs(s) < 1.0 - OWN_SLACK)) {
-        return 0;
+        return relax_patches(m, B, i);
     }
     int next[3 * OWN_LOOP_MAX];
     const int n = neighbours(B, i, next);
@@ -1108,7 +1225,10 @@ static int own_way_out_point(psb_model *m, model_body *B, int i) {
         }
         B->x[j] = was;
     }
-    return smooth_umbrella(m, B, i);
+    if (smooth_umbrella(m, B, i)) {
+        return 1;
+    }
+    return B->kind != PSB_RING ? relax_patches(m, B, i) : 0;
 }
 
 // Whether point i's umbrella has turned over: its pseudo-normal where the
@@ -1126,9 +1246,27 @@ static bool turned_over(const model_body *B, int i) {
     return dot(sum, found_normal(B, i)) < 0.0;
 }
 
+// Whether point i's umbrella has crumpled: one of its triangles, where the
+// contacts were found, faces away from its pseudo-normal there (its own
+// triangles cross each other or their neighbours' while its pseudo-normal
+// has not turned over).
+static bool crumpled(const model_body *B, int i) {
+    const psb_vec3 n = found_normal(B, i);
+    for (int k = B->around_first[i]; k < B->around_first[i + 1]; k++) {
+        const int *t = &B->tri[3 * B->around[k]];
+        const psb_vec3 c =
+            cross(sub(B->x_found[t[1]], B->x_found[t[0]]), sub(B->x_found[t[2]], B->x_found[t[0]]));
+        if (dot(normalized(c), n) < 0.0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // Whether contact c's point (of B, against B itself) crossed its
-// feature's triangle in this step: the segment from where it started plus
-// its feature point's move (x_step, then now) to where it is now meets the
+// feature's triangle, or one of the three across its edges that is not the
+// point's own, in this step: the segment from where it started plus its
+// feature point's move (x_step, then now) to where it is now meets the
 // triangle where it is now.
 static bool crossed_feature(const model_body *B, const model_contact *c) {
     int corner[3];
@@ -1139,7 +1277,18 @@ static bool crossed_feature(const model_body *B, const model_contact *c) {
     }
     const psb_vec3 p0 = add(B->x_step[c->p], sub(feature_point(B, c->feature, c->beta), q0));
     int change = 0;
-    return ray_crosses(B, c->feature, p0, sub(B->x[c->p], p0), 0.0, &change) <= 1.0;
+    if (ray_crosses(B, c->feature, p0, sub(B->x[c->p], p0), 0.0, &change) <= 1.0) {
+        return true;
+    }
+    for (int j = 0; j < 3; j++) {
+        const int t = B->across[3 * c->feature + j];
+        const int *k = &B->tri[3 * (t >= 0 ? t : 0)];
+        if (t >= 0 && k[0] != c->p && k[1] != c->p && k[2] != c->p &&
+            ray_crosses(B, t, p0, sub(B->x[c->p], p0), 0.0, &change) <= 1.0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 // Twice the signed area of a, b, c in the plane: positive where c is left
@@ -1221,7 +1370,7 @@ static int own_way_out(psb_model *m) {
                 }
             }
             for (int i = 0; B->kind != PSB_RING && i < B->n; i++) {
-                if (!queued[i] && turned_over(B, i)) {
+                if (!queued[i] && (turned_over(B, i) || crumpled(B, i))) {
                     queued[i] = true;
                     queue[count++] = i;
                 }

@@ -58,6 +58,11 @@ typedef struct model_body {
     psb_vec3 *x_step, *v_step, *x_found;
     int *around_first, *around, *across;
     bool *touched;
+    // The rest shape (the springs' and the struts' lengths are its), m, and
+    // per point whether it is through its own surface there (model_contact.c,
+    // folded_at_rest: 0 not yet found, 1 no, 2 yes).
+    psb_vec3 *rest_x;
+    unsigned char *rest_fold;
     double *link_k; // the links' share of the Hessian's diagonal at each point
     // A ring's links carried over (model_keep_link_forces): the force each
     // point's link pushed with at the end of the last solved sub-step, N, and

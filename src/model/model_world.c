@@ -40,14 +40,15 @@ static void body_free(model_body *b) {
     if (!b) {
         return;
     }
-    psb_vec3 *vectors[] = {b->x,  b->v,       b->pin_at, b->hist_x, b->hist_v, b->end_x, b->end_v,
-                           b->x0, b->v0,      b->sx,     b->sv,     b->f,      b->y,     b->xb,
-                           b->u0, b->g,       b->d,      b->r,      b->z,      b->p,     b->q,
-                           b->xs, b->plane_n, b->x_step, b->v_step, b->x_found};
+    psb_vec3 *vectors[] = {b->x,  b->v,       b->pin_at, b->hist_x, b->hist_v,  b->end_x, b->end_v,
+                           b->x0, b->v0,      b->sx,     b->sv,     b->f,       b->y,     b->xb,
+                           b->u0, b->g,       b->d,      b->r,      b->z,       b->p,     b->q,
+                           b->xs, b->plane_n, b->x_step, b->v_step, b->x_found, b->rest_x};
     for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++) {
         free(vectors[k]);
     }
     free(b->mass);
+    free(b->rest_fold);
     free(b->pinned);
     free(b->spring);
     free(b->rest);
@@ -310,6 +311,7 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
         b->kept_force = calloc(n, sizeof(double));
         b->kept_against = calloc(n, sizeof(int));
         b->slip_against = calloc(n, sizeof(int));
+        b->rest_fold = calloc(n, 1);
         psb_vec3 **vectors[] = {
             &b->x,       &b->v,      &b->pin_at, &b->hist_x,  &b->hist_v,   &b->end_x, &b->end_v,
             &b->x0,      &b->v0,     &b->sx,     &b->sv,      &b->f,        &b->y,     &b->xb,
@@ -320,7 +322,7 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
             ok = ok && *vectors[k];
         }
         ok = ok && rest && b->tri && b->mass && b->pinned && b->plane_d && b->touched &&
-             b->link_k && b->kept_force && b->kept_against && b->slip_against;
+             b->link_k && b->kept_force && b->kept_against && b->slip_against && b->rest_fold;
     }
     if (ok) {
         memcpy(b->tri, def->triangles ? def->triangles : (const int[3]){0},
@@ -364,7 +366,7 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
     }
     b->rest_volume = model_volume(b, rest);
     make_masses(b, rest);
-    free(rest);
+    b->rest_x = rest;
     if (!b->rest || !b->u0 || !b->degree || !b->strut_rest) {
         body_free(b);
         return psb_error_set(err, PSB_ERR_NOMEM, "out of memory for a body's springs"), -1;
