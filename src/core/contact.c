@@ -49,6 +49,10 @@ enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
 // at most.
 enum { OWN_LOOP_MAX = 32, OWN_ROUNDS = 3 };
 #define OWN_SLACK 0.25
+// A point the own way out moved in each of OWN_STREAK world steps in a row
+// and found through again is a fold the body's own forces make: it is left
+// (own_way_out_point).
+enum { OWN_STREAK = 8 };
 // A shell's last try (own_relax_patch): the points within 1, then 2, then
 // PATCH_RINGS rings of the point, at most PATCH_MAX of them and PATCH_MAX
 // held round them, relaxed by PATCH_SWEEPS Gauss-Seidel sweeps.
@@ -93,8 +97,12 @@ typedef struct contact_body {
     int *own_queue;
     unsigned char *own_queued;
     // Per point: whether it is through its own surface in the rest shape
-    // (folded_at_rest: 0 not yet found, 1 no, 2 yes).
+    // (folded_at_rest: 0 not yet found, 1 no, 2 yes); the world step after
+    // the last in which the own way out moved it or left it as a fold (0:
+    // none), and in how many steps in a row it moved it (own_streak).
     unsigned char *rest_fold;
+    long *own_last;
+    unsigned char *own_streak;
     struct edge_span *span; // a ring's edges by their least x (crossing_edges)
     ring_rays *rays;        // a ring's edges filed for its own winding numbers
 
@@ -248,6 +256,8 @@ void contact_body_destroy(contact_body *cb) {
         free(cb->mark);
         free(cb->own_queued);
         free(cb->rest_fold);
+        free(cb->own_last);
+        free(cb->own_streak);
         free(cb->own_queue);
         free(cb->span);
         ring_rays_destroy(cb->rays);
@@ -406,6 +416,8 @@ contact_body *contact_body_create(const psb_body *b) {
         !(cb->mark = calloc((size_t)b->n_pad, 1)) ||
         !(cb->own_queued = calloc((size_t)b->n_pad, 1)) ||
         !(cb->rest_fold = calloc((size_t)b->n_pad, 1)) ||
+        !(cb->own_last = calloc((size_t)b->n_pad, sizeof(long))) ||
+        !(cb->own_streak = calloc((size_t)b->n_pad, 1)) ||
         !(cb->own_queue = malloc((size_t)b->n_pad * sizeof(int))) ||
         !(cb->kept_force = calloc((size_t)b->n_pad, sizeof(double))) ||
         !(cb->kept_against = calloc((size_t)b->n_pad, sizeof(int))) ||
@@ -1736,16 +1748,23 @@ static int own_relax_patches(psb_world *w, psb_body *b, int k) {
 // anywhere near), or k is a ring's, one neighbour j is moved instead, to the
 // middle of its own neighbours: the first, in the caller's order, after whose
 // move k's own winding number is so much nearer 0 and j's own is within
-// OWN_SLACK of it; else all its neighbours at once (own_smooth_umbrella).
-// Positions only, then out of the floor, walls and spheres. Returns -1 where
-// k was not through (or not checked), else whether a point moved (1) or not
-// (0).
+// OWN_SLACK of it; else all its neighbours at once (own_smooth_umbrella); a
+// shell's, after all these (and at a whole number after the first tries), a
+// patch relaxed (own_relax_patches). Positions only, then out of the floor,
+// walls and spheres. A shell's point through its own surface in the rest
+// shape (folded_at_rest) is not checked; one moved in OWN_STREAK steps in a
+// row and through again is left. Returns -1 where k was not through (or
+// not checked), else whether a point moved (1) or not (0).
 static int own_way_out_point(psb_world *w, psb_body *b, int k, double gap) {
     contact_body *cb = b->touch;
     const psb_vec3 p = point_at(b, k);
     double s;
     if (!own_winding(cb, b, k, p, &s) || !(fabs(s) > 0.5 - OWN_SLACK) || folded_at_rest(cb, b, k)) {
         return -1;
+    }
+    if (cb->own_streak[k] >= OWN_STREAK && cb->own_last[k] >= w->steps) {
+        cb->own_last[k] = w->steps + 1; // a fold its own forces make: left
+        return 0;
     }
     psb_vec3 tries[3];
     int count = 0;
@@ -1901,7 +1920,8 @@ static void loosen_ring(contact_body *cb, const psb_body *b, int k, bool loose) 
 // patch that a landing crumples within a step. Checked, for a shell or ring
 // in a contact of the step: a shell's point of each of its contacts with
 // itself that crossed its feature in the step (crossed_feature), and each
-// of its points whose umbrella has turned over (turned_over); a ring's ends
+// of its points whose umbrella has turned over (turned_over) or crumpled
+// (mark_crumpled); a ring's ends
 // of its edges that cross (crossing_edges); and from each point found
 // through, its neighbours, and theirs, as far as points are found through
 // (a pocket of the surface pushed through a sheet is joined up). In sweeps
@@ -1961,6 +1981,13 @@ static int own_way_out(psb_world *w) {
                     loosen_ring(cb, b, k, false);
                 }
                 moved += r > 0;
+                if (r > 0 && cb->own_last[k] != w->steps + 1) {
+                    const bool row = cb->own_last[k] == w->steps;
+                    cb->own_streak[k] = !row                      ? 1
+                                        : cb->own_streak[k] < 255 ? cb->own_streak[k] + 1
+                                                                  : 255;
+                    cb->own_last[k] = w->steps + 1;
+                }
                 const int from = queued;
                 for (int s = cb->next_start[k]; r >= 0 && s < cb->next_start[k + 1]; s++) {
                     const int j = cb->next[s];

@@ -74,6 +74,10 @@ enum { WAY_OUT_SWEEPS = 8, WAY_OUT_CROSSINGS = 8 };
 // turns OWN_ROUNDS times at most.
 enum { OWN_LOOP_MAX = 32, OWN_ROUNDS = 3 };
 #define OWN_SLACK 0.25
+// A point the own way out moved in each of OWN_STREAK world steps in a row
+// and found through again is a fold the body's own forces make: it is left
+// (own_way_out_point).
+enum { OWN_STREAK = 8 };
 // A shell's last try (relax_patch): the points within 1, then 2, then
 // PATCH_RINGS rings of the point, at most PATCH_MAX of them and PATCH_MAX
 // held round them, relaxed by PATCH_SWEEPS Gauss-Seidel sweeps.
@@ -1180,15 +1184,23 @@ static int relax_patches(psb_model *m, model_body *B, int i) {
 // crumpled), or i is a ring's, the first neighbour j (in index order) that,
 // moved to the middle of its own neighbours, brings i's own winding number so
 // much nearer 0 and has its own within OWN_SLACK of 0, is moved there
-// instead; else all its neighbours at once (smooth_umbrella). A point moved
-// goes out of the floor, walls and spheres; positions only. -1: i not through
-// (or not checked); else 1 if a point moved, 0 if not.
+// instead; else all its neighbours at once (smooth_umbrella); a shell's,
+// after all these (and at a whole number after own_tries), a patch relaxed
+// (relax_patches). A point moved goes out of the floor, walls and spheres;
+// positions only. A shell's point through its own surface in the rest shape
+// (folded_at_rest) is not checked; one moved in OWN_STREAK steps in a row and
+// through again is left. -1: i not through (or not checked); else 1 if a
+// point moved, 0 if not.
 static int own_way_out_point(psb_model *m, model_body *B, int i) {
     const double gap = PUT_BACK_GAP * m->params.contact_thickness;
     const psb_vec3 p = B->x[i];
     double s;
     if (!own_winding(B, i, p, &s) || !(fabs(s) > 0.5 - OWN_SLACK) || folded_at_rest(B, i)) {
         return -1;
+    }
+    if (B->own_streak[i] >= OWN_STREAK && B->own_last[i] >= m->steps) {
+        B->own_last[i] = m->steps + 1; // a fold its own forces make: left
+        return 0;
     }
     psb_vec3 tries[3];
     int count = own_tries(B, i, p, s, gap, tries);
@@ -1327,7 +1339,8 @@ static void crossing_edges(const model_body *B, bool *mark) {
 // ring in a contact that takes part in contact with itself, a queue of its
 // points: a shell's point of each of its contacts with itself (in their
 // order) that crossed its feature in the step (crossed_feature), then each
-// whose umbrella has turned over (turned_over, in index order); a ring's ends
+// whose umbrella has turned over or crumpled (turned_over, crumpled, in index
+// order); a ring's ends
 // of its edges that cross (crossing_edges, in index order); each is taken out
 // of the body's own surface if through it (own_way_out_point), and where it
 // was found through, its neighbours not yet queued are queued after the
@@ -1378,6 +1391,13 @@ static int own_way_out(psb_model *m) {
             for (int at = 0; at < count; at++) {
                 const int i = queue[at], r = own_way_out_point(m, B, i);
                 moved += r > 0;
+                if (r > 0 && B->own_last[i] != m->steps + 1) {
+                    const bool row = B->own_last[i] == m->steps;
+                    B->own_streak[i] = !row                     ? 1
+                                       : B->own_streak[i] < 255 ? B->own_streak[i] + 1
+                                                                : 255;
+                    B->own_last[i] = m->steps + 1;
+                }
                 int next[3 * OWN_LOOP_MAX];
                 const int n = r >= 0 ? neighbours(B, i, next) : 0;
                 for (int j = 0; j < n; j++) {

@@ -63,6 +63,11 @@ typedef struct model_body {
     // folded_at_rest: 0 not yet found, 1 no, 2 yes).
     psb_vec3 *rest_x;
     unsigned char *rest_fold;
+    // Per point: the world step after the last in which the own way out
+    // moved it or left it as a fold (0: none), and in how many steps in a
+    // row it moved it (model_contact.c, own_way_out_point).
+    long *own_last;
+    unsigned char *own_streak;
     double *link_k; // the links' share of the Hessian's diagonal at each point
     // A ring's links carried over (model_keep_link_forces): the force each
     // point's link pushed with at the end of the last solved sub-step, N, and

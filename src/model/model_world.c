@@ -49,6 +49,8 @@ static void body_free(model_body *b) {
     }
     free(b->mass);
     free(b->rest_fold);
+    free(b->own_last);
+    free(b->own_streak);
     free(b->pinned);
     free(b->spring);
     free(b->rest);
@@ -312,6 +314,8 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
         b->kept_against = calloc(n, sizeof(int));
         b->slip_against = calloc(n, sizeof(int));
         b->rest_fold = calloc(n, 1);
+        b->own_last = calloc(n, sizeof(long));
+        b->own_streak = calloc(n, 1);
         psb_vec3 **vectors[] = {
             &b->x,       &b->v,      &b->pin_at, &b->hist_x,  &b->hist_v,   &b->end_x, &b->end_v,
             &b->x0,      &b->v0,     &b->sx,     &b->sv,      &b->f,        &b->y,     &b->xb,
@@ -322,7 +326,8 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
             ok = ok && *vectors[k];
         }
         ok = ok && rest && b->tri && b->mass && b->pinned && b->plane_d && b->touched &&
-             b->link_k && b->kept_force && b->kept_against && b->slip_against && b->rest_fold;
+             b->link_k && b->kept_force && b->kept_against && b->slip_against && b->rest_fold &&
+             b->own_last && b->own_streak;
     }
     if (ok) {
         memcpy(b->tri, def->triangles ? def->triangles : (const int[3]){0},
