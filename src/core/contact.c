@@ -1670,6 +1670,9 @@ static bool listed(const int *list, int count, int j) {
 static int own_relax_patch(psb_world *w, psb_body *b, int k, int rings) {
     const contact_body *cb = b->touch;
     int inner[PATCH_MAX], held[PATCH_MAX], inner_count = 1, held_count = 0;
+    if (b->inv_mass[k] == 0.0) {
+        return 0; // (pinned: not moved)
+    }
     inner[0] = k;
     // Ring after ring: a neighbour not yet seen joins the patch, or is held
     // (pinned, or in the last ring).
