@@ -12,7 +12,8 @@
 //   (5 without the triangles across a contact's feature, 11 without the
 //   crumpled umbrellas);
 // - level 3 (642 points), no gas, BDF2, 60 steps: 244 before session 51, 2
-//   now (27 without the patches, 138 without the crumpled umbrellas).
+//   now (27 without the patches, 138 without the crumpled umbrellas, 8
+//   without the triangles across).
 // With contact of a body with itself (links in the solve, and the own way
 // out after the step) at most the figure each gives now may end so (4 for
 // the last); without it, some must (the check can fail); and with the
@@ -24,8 +25,8 @@
 // dropped from 1 m onto the floor, backward Euler at one step of 1/60 s,
 // 120 steps with self contact: the points of each ball inside the other are
 // through its own surface in the rest shape, and the own way out leaves
-// them there; it moves only the few pressed through it on landing (35, at
-// most 60; 391 the build before, which moved them every step).
+// them there; it moves only the few pressed through it on landing (31, at
+// most 60; 245 without that, 391 the build before session 51).
 // And a ring's own way out (docs/contact.md, "A ring's own way out"): a
 // ring of 40 points without gas dropped from 1 m, backward Euler at one
 // step of 1/60 s, crumples on landing and its edges cross. Over 60 steps,
