@@ -345,7 +345,11 @@ static collision_run run_collision(psb_model *m, const psb_mesh *const *meshes) 
 // The momentum is kept. (From 8 m/s on, the model's Newton reaches its
 // cap of 200 steps in a few of the steps after the balls meet, and the
 // momentum is kept only to the solve's tolerance: 2e-11 of itself here,
-// 3e-7 with backward Euler at 8 m/s, 4e-4 with BDF2 at 15 m/s.)
+// 3e-7 with backward Euler at 8 m/s, 4e-4 with BDF2 at 15 m/s; it is
+// checked up to 10 m/s.) At 18 m/s each the way out's moves take a point
+// into the other ball where it had no contact, or close a ball's surface
+// over one: without the last check ("Session 52: the last check") 3
+// (BDF2) and 2 (backward Euler) points end a step inside, with it none.
 enum { MAX_HEAD_ON = 0 };
 static void test_hard_collision(const psb_mesh *ball, psb_integrator integrator, double speed) {
     const psb_params p = collision_params(integrator, 1, true);
@@ -367,18 +371,24 @@ static void test_hard_collision(const psb_mesh *ball, psb_integrator integrator,
           "head-on, %s: %d points ended a step inside the other ball (first at step %d)",
           psb_integrator_name(integrator), inside, first_inside);
     CHECK(most > 0, "head-on, %s: the balls never touched", psb_integrator_name(integrator));
-    CHECK(worst <= 1e-9, "head-on, %s: the momentum changed by %.3g of itself",
+    CHECK(speed > 10.0 || worst <= 1e-9, "head-on, %s: the momentum changed by %.3g of itself",
           psb_integrator_name(integrator), worst);
     psb_model_destroy(m);
 }
 
-// Two balls (and two rings) that start 8 mm into each other, at rest, in
-// empty space, contact inside the solve: the links move the points out at
-// 0.3 m/s (5 mm a step), and the points still inside another body at the
-// end of a step are put back out (docs/contact.md, "Points put back"). No
-// point is inside after any step (without putting back, 2 of the balls'
-// and 6 of the rings' after the first), and the momentum stays 0.
-static void test_put_back(const psb_mesh *body, psb_integrator integrator) {
+// Two balls (and two rings) that start `depth` m into each other (8 mm,
+// within the skin of 1 cm), at rest, in empty space, contact inside the
+// solve: the links move the points out at 0.3 m/s (5 mm a step), and the
+// points still inside another body at the end of a step are put back out
+// (docs/contact.md, "Points put back"). No point is inside after any step
+// (without putting back, 2 of the balls' and 6 of the rings' after the
+// first), and the momentum stays 0. Balls and rings 4 cm into each
+// other, deeper than any contact reaches: the bodies were placed, and the
+// contact stage checks them whole before it looks for contacts
+// (docs/contact.md, "Bodies placed into each other"): none inside after a
+// step (without it 24 point-steps inside over the 12 steps for the balls,
+// 72 for the rings).
+static void test_put_back(const psb_mesh *body, psb_integrator integrator, double depth) {
     const psb_params p = collision_params(integrator, 1, true);
     psb_model *m = make_model(&p);
     if (!m) {
@@ -391,7 +401,7 @@ static void test_put_back(const psb_mesh *body, psb_integrator integrator) {
     // centre).
     const psb_vec3 d = scale(body->points[0], 1.0 / norm(body->points[0]));
     add_body(m, body, bp, (psb_vec3){0.0, 0.0, 0.0}, (psb_vec3){0.0, 0.0, 0.0});
-    add_body(m, body, bp, scale(d, 2.0 * norm(body->points[0]) - 0.008), (psb_vec3){0.0, 0.0, 0.0});
+    add_body(m, body, bp, scale(d, 2.0 * norm(body->points[0]) - depth), (psb_vec3){0.0, 0.0, 0.0});
     const psb_mesh *meshes[2] = {body, body};
     double deepest = 0.0, worst = 0.0;
     int inside_at_start = points_inside(m, meshes, &deepest), inside = 0;
@@ -402,10 +412,10 @@ static void test_put_back(const psb_mesh *body, psb_integrator integrator) {
         worst = fmax(worst, norm(total_momentum(m)));
     }
     const long put = psb_model_put_back_count(m);
-    printf("put back   %-10s %s 8 mm into each other: %d points inside at the start, %ld put "
+    printf("put back   %-10s %s %.0f mm into each other: %d points inside at the start, %ld put "
            "back, %d inside after a step (largest winding number %.3f), momentum %.2e kg m/s\n",
-           psb_integrator_name(integrator), ring ? "rings" : "balls", inside_at_start, put, inside,
-           deepest, worst);
+           psb_integrator_name(integrator), ring ? "rings" : "balls", depth * 1e3, inside_at_start,
+           put, inside, deepest, worst);
     CHECK(inside_at_start > 0 && put > 0, "put back, %s: %d inside at the start, %ld put back",
           psb_integrator_name(integrator), inside_at_start, put);
     CHECK(inside == 0, "put back, %s: %d points ended a step inside the other body",
@@ -1242,12 +1252,18 @@ int main(void) {
     test_hard_collision(&ball, PSB_BDF2, 6.0);
     test_hard_collision(&ball, PSB_IMPLICIT, 6.0);
     test_hard_collision(&ball, PSB_BDF2, 10.0);
+    test_hard_collision(&ball, PSB_BDF2, 18.0);
+    test_hard_collision(&ball, PSB_IMPLICIT, 18.0);
     test_stiff_landing(&ball, PSB_BDF2, 8.0);
     test_stiff_landing(&ball, PSB_IMPLICIT, 8.0);
-    test_put_back(&ball, PSB_BDF2);
-    test_put_back(&ball, PSB_IMPLICIT);
-    test_put_back(&ring, PSB_BDF2);
-    test_put_back(&ring, PSB_IMPLICIT);
+    test_put_back(&ball, PSB_BDF2, 0.008);
+    test_put_back(&ball, PSB_IMPLICIT, 0.008);
+    test_put_back(&ring, PSB_BDF2, 0.008);
+    test_put_back(&ring, PSB_IMPLICIT, 0.008);
+    test_put_back(&ball, PSB_BDF2, 0.04);
+    test_put_back(&ball, PSB_IMPLICIT, 0.04);
+    test_put_back(&ring, PSB_BDF2, 0.04);
+    test_put_back(&ring, PSB_IMPLICIT, 0.04);
     test_solve_alone(&ball, &ring);
     test_body_out_of_contact(&ball);
     double rebound[2] = {0.0, 0.0};

@@ -188,6 +188,7 @@ void body_snapshot(psb_body *b) {
         memcpy(b->x_good[c], b->x[c], (size_t)b->n_pad * sizeof(double));
     }
     b->good_size = length(sub(hi, lo));
+    b->placed = true;
 }
 
 void body_unpublish(psb_body *b) {

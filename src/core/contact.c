@@ -103,6 +103,10 @@ typedef struct contact_body {
     unsigned char *rest_fold;
     long *own_last;
     unsigned char *own_streak;
+    // The last check's (last_check): where each point was held when it last
+    // looked, m, and per point whether it has moved since.
+    double *held[3];
+    unsigned char *shifted;
     struct edge_span *span; // a ring's edges by their least x (crossing_edges)
     ring_rays *rays;        // a ring's edges filed for its own winding numbers
 
@@ -258,6 +262,8 @@ void contact_body_destroy(contact_body *cb) {
         free(cb->rest_fold);
         free(cb->own_last);
         free(cb->own_streak);
+        free3(cb->held);
+        free(cb->shifted);
         free(cb->own_queue);
         free(cb->span);
         ring_rays_destroy(cb->rays);
@@ -417,7 +423,8 @@ contact_body *contact_body_create(const psb_body *b) {
         !(cb->own_queued = calloc((size_t)b->n_pad, 1)) ||
         !(cb->rest_fold = calloc((size_t)b->n_pad, 1)) ||
         !(cb->own_last = calloc((size_t)b->n_pad, sizeof(long))) ||
-        !(cb->own_streak = calloc((size_t)b->n_pad, 1)) ||
+        !(cb->own_streak = calloc((size_t)b->n_pad, 1)) || !alloc3(cb->held, b->n_pad) ||
+        !(cb->shifted = calloc((size_t)b->n_pad, 1)) ||
         !(cb->own_queue = malloc((size_t)b->n_pad * sizeof(int))) ||
         !(cb->kept_force = calloc((size_t)b->n_pad, sizeof(double))) ||
         !(cb->kept_against = calloc((size_t)b->n_pad, sizeof(int))) ||
@@ -1456,6 +1463,236 @@ static int way_out(psb_world *w) {
     return total;
 }
 
+// ---- the last check (docs/contact.md, "The last check")
+
+// A box, m.
+typedef struct region {
+    psb_vec3 lo, hi;
+} region;
+
+static void grow_region(region *r, psb_vec3 x) {
+    r->lo = v3(fmin(r->lo.x, x.x), fmin(r->lo.y, x.y), fmin(r->lo.z, x.z));
+    r->hi = v3(fmax(r->hi.x, x.x), fmax(r->hi.y, x.y), fmax(r->hi.z, x.z));
+}
+
+static psb_vec3 held_at(const contact_body *cb, int k) {
+    return v3(cb->held[0][k], cb->held[1][k], cb->held[2][k]);
+}
+
+// Holds every point of each body that takes part where it is now.
+static void hold_points(psb_world *w) {
+    for (int kb = 0; kb < w->body_count; kb++) {
+        const psb_body *b = w->bodies[kb];
+        for (int c = 0; takes_part(b) && c < 3; c++) {
+            memcpy(b->touch->held[c], b->x[c], (size_t)b->n * sizeof(double));
+        }
+    }
+}
+
+// The box that every triangle (a ring: edge) of body b's point k swept
+// since it was held: k and the points joined to it, where they are and
+// where they were held.
+static region swept_region(const contact_body *cb, const psb_body *b, int k) {
+    region r = {point_at(b, k), point_at(b, k)};
+    grow_region(&r, held_at(cb, k));
+    for (int j = cb->next_start[k]; j < cb->next_start[k + 1]; j++) {
+        grow_region(&r, point_at(b, cb->next[j]));
+        grow_region(&r, held_at(cb, cb->next[j]));
+    }
+    return r;
+}
+
+// Room for twice as many regions (64 at first); false: no memory.
+static bool more_regions(region **list, int *room) {
+    if (*room > INT_MAX / 2) {
+        return false;
+    }
+    const int more = *room > 0 ? 2 * *room : 64;
+    region *grown = realloc(*list, (size_t)more * sizeof **list);
+    if (!grown) {
+        return false;
+    }
+    *list = grown;
+    *room = more;
+    return true;
+}
+
+// Whether body a's point p is to be checked against body b: it moved
+// itself and is in b's box, or it is in the box one of b's moved points
+// swept (regions from to to - 1).
+static bool to_check(bool moved, psb_vec3 p, region b_box, const region *swept, int from, int to,
+                     double reach) {
+    if (moved && !boxes_apart(p, p, b_box.lo, b_box.hi, reach)) {
+        return true;
+    }
+    for (int r = from; r < to; r++) {
+        if (!boxes_apart(p, p, swept[r].lo, swept[r].hi, reach)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Where the contacts were found, every point outside the other bodies was
+// outside them; put_back's moves, each for one contact, may have taken a
+// point into a body it had no contact with, or a body's surface over a
+// point of another that had none. The last check (after the last way out,
+// and after each round with the own way out) looks at what moved since the
+// points were last held (hold_points): for each two bodies a and b (a ≠ b,
+// b closed: a shell or a ring; rings with rings), each of a's points (not
+// pinned) that moved and is in b's box, or is in the box that a triangle
+// of a moved point of b swept (swept_region), is checked with b's winding
+// number, and one inside (above 1/2) is taken out as the last way out
+// takes a contact's point: to b's nearest surface point q, along u = (q -
+// p) / |q - p|, or past where the ray leaves a surface folded over itself,
+// PUT_BACK_GAP of the skin past it (way_out_to); then out of the floor,
+// walls and spheres, positions only. Pairs in order, a's points by index.
+// In sweeps until one moves nothing (WAY_OUT_SWEEPS at most), each looking
+// at what the one before moved. In the first, a body placed from outside
+// the step (psb_body.placed: place_check) counts as moved whole, every
+// point, and its whole box as swept. A point within `leave` of b's surface
+// is left where it is (place_check leaves those within the skin to the
+// contacts, which reach them). Returns the points moved.
+static int last_check(psb_world *w, double leave) {
+    const int bodies = w->body_count;
+    const double gap = PUT_BACK_GAP * w->params.contact_thickness;
+    region *box = malloc((size_t)bodies * sizeof *box);
+    region *around = malloc((size_t)bodies * sizeof *around);
+    int *first = malloc(((size_t)bodies + 1) * sizeof *first);
+    int *shifted = malloc((size_t)bodies * sizeof *shifted);
+    region *swept = NULL;
+    int room = 0, total = 0;
+    for (int sweep = 0; box && around && first && shifted && sweep < WAY_OUT_SWEEPS; sweep++) {
+        // What moved since it was held: each body's box now, its moved
+        // points, the boxes they swept and the box round those.
+        int count = 0;
+        bool whole = true;
+        for (int kb = 0; kb < bodies; kb++) {
+            const psb_body *b = w->bodies[kb];
+            first[kb] = count;
+            shifted[kb] = 0;
+            if (!takes_part(b)) {
+                continue;
+            }
+            contact_body *cb = b->touch;
+            box[kb] = (region){point_at(b, 0), point_at(b, 0)};
+            for (int k = 1; k < b->n; k++) {
+                grow_region(&box[kb], point_at(b, k));
+            }
+            // A body placed from outside the step (place_check): all of it.
+            const bool placed = sweep == 0 && b->placed;
+            if (placed && b->kind != PSB_CLOTH) {
+                if (count == room && !more_regions(&swept, &room)) {
+                    whole = false;
+                    break;
+                }
+                around[kb] = box[kb];
+                swept[count++] = box[kb];
+            }
+            for (int k = 0; k < b->n; k++) {
+                const psb_vec3 x = point_at(b, k);
+                cb->shifted[k] = placed || x.x != cb->held[0][k] || x.y != cb->held[1][k] ||
+                                 x.z != cb->held[2][k];
+                shifted[kb] += cb->shifted[k];
+                if (placed || !cb->shifted[k] || b->kind == PSB_CLOTH) {
+                    continue;
+                }
+                if (count == room && !more_regions(&swept, &room)) {
+                    whole = false;
+                    break;
+                }
+                const region r = swept_region(cb, b, k);
+                if (count == first[kb]) {
+                    around[kb] = r;
+                }
+                grow_region(&around[kb], r.lo);
+                grow_region(&around[kb], r.hi);
+                swept[count++] = r;
+            }
+        }
+        first[bodies] = count;
+        if (!whole) {
+            break; // no memory: not checked
+        }
+        hold_points(w);
+        int moved = 0;
+        for (int ia = 0; ia < bodies; ia++) {
+            psb_body *a = w->bodies[ia];
+            for (int ib = 0; takes_part(a) && ib < bodies; ib++) {
+                const psb_body *b = w->bodies[ib];
+                if (ib == ia || !takes_part(b) || b->kind == PSB_CLOTH ||
+                    (a->kind == PSB_RING) != (b->kind == PSB_RING) ||
+                    ((shifted[ia] == 0 ||
+                      boxes_apart(box[ia].lo, box[ia].hi, box[ib].lo, box[ib].hi, gap)) &&
+                     (first[ib + 1] == first[ib] ||
+                      boxes_apart(box[ia].lo, box[ia].hi, around[ib].lo, around[ib].hi, gap)))) {
+                    continue;
+                }
+                for (int i = 0; i < a->n; i++) {
+                    const int k = a->rank[i];
+                    const psb_vec3 p = point_at(a, k);
+                    if (a->inv_mass[k] == 0.0 || !to_check(a->touch->shifted[k], p, box[ib], swept,
+                                                           first[ib], first[ib + 1], gap)) {
+                        continue;
+                    }
+                    const double winding = winding_number(b->touch, b, p);
+                    if (!(winding > 0.5)) {
+                        continue;
+                    }
+                    const psb_vec3 q = nearest_surface_point(b->touch, b, p, -1);
+                    const psb_vec3 out = sub(q, p);
+                    const double l = sqrt(dot(out, out));
+                    if (!(l > leave)) {
+                        continue; // on b's surface, or left to the contacts
+                    }
+                    const psb_vec3 u = scale(1.0 / l, out);
+                    const psb_vec3 to =
+                        way_out_to(b->touch, b, p, u, winding, -1, gap, add(q, scale(gap, u)));
+                    move_point(a, k, sub(to, p), 0.0);
+                    push_out_point(w, a, k, 0.0);
+                    moved++;
+                }
+            }
+        }
+        total += moved;
+        if (moved == 0) {
+            break;
+        }
+    }
+    free(box);
+    free(around);
+    free(first);
+    free(shifted);
+    free(swept);
+    return total;
+}
+
+// A body placed from outside the step (added, its state set, reset, put
+// back by the guard) or whose contact was switched on (its own, or the
+// world's between bodies) may be in another body deeper than any contact
+// reaches (docs/contact.md, "Bodies placed into each other"). Before the
+// contact stage looks for contacts, the last check takes each such body
+// whole: every point of it in another body's box, and every point of
+// another body in its box, checked with the winding number and moved out
+// where it is deeper than the skin (nearer the surface, the contacts find
+// it); then what those moves took in, as after put_back. Returns the
+// points moved; the marks are cleared.
+static int place_check(psb_world *w) {
+    int placed = 0;
+    for (int k = 0; k < w->body_count; k++) {
+        placed += takes_part(w->bodies[k]) && w->bodies[k]->placed;
+    }
+    int moved = 0;
+    if (placed > 0) {
+        hold_points(w);
+        moved = last_check(w, w->params.contact_thickness);
+    }
+    for (int k = 0; k < w->body_count; k++) {
+        w->bodies[k]->placed = false;
+    }
+    return moved;
+}
+
 // ---- a body's own way out (docs/contact.md, "A body's own way out")
 
 // The winding number of the rest of body b's surface about its own point k,
@@ -2041,6 +2278,13 @@ static int own_way_out(psb_world *w) {
 static void put_back(psb_world *w) {
     struct contact_list *list = w->contacts;
     const double gap = PUT_BACK_GAP * w->params.contact_thickness;
+    int takers = 0;
+    for (int k = 0; k < w->body_count; k++) {
+        takers += takes_part(w->bodies[k]);
+    }
+    if (takers > 1) {
+        hold_points(w);
+    }
     int inside = 0;
     for (int i = 0; i < list->count; i++) {
         contact *c = &list->items[i];
@@ -2066,12 +2310,15 @@ static void put_back(psb_world *w) {
         push_out_touched(w, true);
     }
     w->put_back += way_out(w);
+    if (takers > 1) {
+        w->put_back += last_check(w, 0.0);
+    }
     // A point moved out of its own body may end inside another, and one
     // moved out of another inside its own: each again while the other moved
     // a point, OWN_ROUNDS times at most.
     for (int round = 0; world_touches_itself(w) && round < OWN_ROUNDS; round++) {
         const int own = own_way_out(w);
-        const int others = own > 0 ? way_out(w) : 0;
+        const int others = own > 0 ? way_out(w) + (takers > 1 ? last_check(w, 0.0) : 0) : 0;
         w->put_back += own + others;
         if (others == 0) {
             break;
@@ -2429,6 +2676,9 @@ static bool grow_room(psb_world *w) {
 }
 
 bool contact_step(psb_world *w) {
+    if (stage_runs(w)) {
+        w->put_back += place_check(w);
+    }
     if (w->reuse_search) {
         return true; // the last step's contacts, which moved nothing
     }

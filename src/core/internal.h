@@ -107,6 +107,10 @@ typedef struct psb_body {
     int blowups;
     bool blew_last_step;
     bool stirred; // woken (body_wake) since the last world step began: the world is not at rest
+    // Placed, or its contact switched on, from outside the step since the
+    // last contact stage (body_snapshot, set_params): its next contact stage
+    // checks it whole against the other bodies (contact.c, last_check).
+    bool placed;
     // The guard's verdict on the last world step (world.c): the lowest
     // public index of the points that blew up (INT_MAX if none), whether it
     // became NaN or infinite, how far it moved, squared (m²).
@@ -492,7 +496,8 @@ void body_note_masses(psb_body *b);
 /// Copies public points [i0, i1) from the internal state into the public view.
 void body_publish(psb_body *b, int i0, int i1);
 /// Takes the current positions as the guard's start of the step (x_good,
-/// good_size): after a change from outside the step.
+/// good_size): after a change from outside the step; and marks the body
+/// placed, for the contact stage.
 void body_snapshot(psb_body *b);
 /// Copies the public view into the internal state (all points).
 void body_unpublish(psb_body *b);

@@ -47,6 +47,7 @@
 // Each change is given to p and taken from the corners in the proportions
 // w_p and w_i β_i, so momentum is kept.
 #include <stdlib.h>
+#include <string.h>
 
 #include "model_internal.h"
 
@@ -815,6 +816,178 @@ static int way_out(psb_model *m) {
 }
 
 // ---------------------------------------------------------------------------
+// The last check (docs/contact.md, "The last check").
+
+// A box, m.
+typedef struct region {
+    psb_vec3 lo, hi;
+} region;
+
+static void grow_region(region *r, psb_vec3 x) {
+    r->lo = (psb_vec3){fmin(r->lo.x, x.x), fmin(r->lo.y, x.y), fmin(r->lo.z, x.z)};
+    r->hi = (psb_vec3){fmax(r->hi.x, x.x), fmax(r->hi.y, x.y), fmax(r->hi.z, x.z)};
+}
+
+// Every point held where it is now.
+static void hold_points(psb_model *m) {
+    for (int b = 0; b < m->body_count; b++) {
+        model_body *B = m->bodies[b];
+        memcpy(B->x_held, B->x, (size_t)B->n * sizeof *B->x_held);
+    }
+}
+
+// The box that B's point i and its triangles (a ring: its edges, to points
+// i - 1 and i + 1) swept since they were held: their corners now and then.
+static region swept_by(const model_body *B, int i) {
+    region r = {B->x[i], B->x[i]};
+    grow_region(&r, B->x_held[i]);
+    if (B->kind == PSB_RING) {
+        const int next[2] = {(i + B->n - 1) % B->n, (i + 1) % B->n};
+        for (int j = 0; j < 2; j++) {
+            grow_region(&r, B->x[next[j]]);
+            grow_region(&r, B->x_held[next[j]]);
+        }
+        return r;
+    }
+    for (int k = B->around_first[i]; k < B->around_first[i + 1]; k++) {
+        for (int c = 0; c < 3; c++) {
+            grow_region(&r, B->x[B->tri[3 * B->around[k] + c]]);
+            grow_region(&r, B->x_held[B->tri[3 * B->around[k] + c]]);
+        }
+    }
+    return r;
+}
+
+// Where the contacts were found, a point outside the other bodies was
+// outside them; put_back's moves, each for one contact, may take a point
+// into a body it has no contact with, or a body's surface over a point of
+// another that has none. So, after the last way out and after each round
+// with the own way out, in sweeps until one moves nothing (WAY_OUT_SWEEPS
+// at most): what moved since the points were last held is found (each
+// body's box now, its moved points, and the box each of those and its
+// triangles swept), the points are held where they are, and for each pair
+// A ≠ B (B a shell or a ring, rings with rings, each with contact on), each
+// of A's points (not pinned) that moved and is in B's box, or is in a box
+// that one of B's moved points swept (each grown by δ / 100), is checked
+// with B's winding number; one above 1/2 is moved alone as the last way
+// out moves a contact's point (to B's nearest surface point q' plus
+// δ / 100 along q' - p, or on along that ray out of a fold), then out of
+// the floor, walls and spheres, positions only. In the first sweep a body
+// placed since the last contact stage (place_check) counts as moved whole,
+// every point, its whole box swept. A point within `leave` of B's surface
+// is left (place_check: within the skin, where the contacts find it).
+// Returns the points moved.
+static int last_check(psb_model *m, double leave) {
+    const int bodies = m->body_count;
+    const double gap = PUT_BACK_GAP * m->params.contact_thickness;
+    region *box = malloc((size_t)bodies * sizeof *box);
+    region **swept = calloc((size_t)bodies, sizeof *swept);
+    int *swept_count = calloc((size_t)bodies, sizeof *swept_count);
+    bool ok = box && swept && swept_count;
+    for (int b = 0; ok && b < bodies; b++) {
+        swept[b] = malloc((size_t)m->bodies[b]->n * sizeof **swept);
+        ok = swept[b] != NULL;
+    }
+    int total = 0;
+    for (int sweep = 0; ok && sweep < WAY_OUT_SWEEPS; sweep++) {
+        for (int b = 0; b < bodies; b++) {
+            model_body *B = m->bodies[b];
+            body_box(B, &box[b].lo, &box[b].hi);
+            swept_count[b] = 0;
+            // A body placed (place_check): all of it, its whole box.
+            const bool placed = sweep == 0 && B->placed;
+            if (placed) {
+                swept[b][swept_count[b]++] = box[b];
+            }
+            for (int i = 0; i < B->n; i++) {
+                B->shifted[i] = placed || B->x[i].x != B->x_held[i].x ||
+                                B->x[i].y != B->x_held[i].y || B->x[i].z != B->x_held[i].z;
+                if (B->shifted[i] && !placed) {
+                    swept[b][swept_count[b]++] = swept_by(B, i);
+                }
+            }
+        }
+        hold_points(m);
+        int moved = 0;
+        for (int a = 0; a < bodies; a++) {
+            model_body *A = m->bodies[a];
+            for (int b = 0; b < bodies; b++) {
+                const model_body *B = m->bodies[b];
+                if (a == b || B->kind == PSB_CLOTH || !pair_touches(m, a, b)) {
+                    continue;
+                }
+                for (int i = 0; i < A->n; i++) {
+                    const psb_vec3 p = A->x[i];
+                    bool look = A->shifted[i] && !outside_box(p, box[b].lo, box[b].hi, gap);
+                    for (int r = 0; !look && r < swept_count[b]; r++) {
+                        look = !outside_box(p, swept[b][r].lo, swept[b][r].hi, gap);
+                    }
+                    if (!look || !(inverse_mass(A, i) > 0.0)) {
+                        continue;
+                    }
+                    const double winding = winding_number(B, p);
+                    if (!(winding > 0.5)) {
+                        continue;
+                    }
+                    double beta[3], nearest2;
+                    const int f = nearest_feature(B, p, INFINITY, -1, NULL, beta, &nearest2);
+                    const psb_vec3 q = feature_point(B, f, beta);
+                    const double l = norm(sub(q, p));
+                    if (!(l > leave)) {
+                        continue; // on B's surface, or left to the contacts
+                    }
+                    const psb_vec3 u = scale(1.0 / l, sub(q, p));
+                    A->x[i] = ray_out(B, p, u, winding, -1, gap, axpy(q, gap, u));
+                    model_push_out(m, A, &A->x[i], true);
+                    moved++;
+                }
+            }
+        }
+        total += moved;
+        if (moved == 0) {
+            break;
+        }
+    }
+    for (int b = 0; swept && b < bodies; b++) {
+        free(swept[b]);
+    }
+    free(box);
+    free(swept);
+    free(swept_count);
+    return total;
+}
+
+// A body added, or with its contact switched on, since the last contact
+// stage may be in another deeper than any contact reaches (docs/contact.md,
+// "Bodies placed into each other"): before the contacts are found, the
+// last check takes each such body whole (its points in another's box, and
+// another's points in its box, by the winding number; those deeper than
+// the skin, as nearer the contacts find them), and the marks are cleared. BDF2's history moves with
+// the points (carry_history, from where they were before: x_found, until the contacts are found).
+// Returns the points moved.
+static void carry_history(psb_model *m);
+static int place_check(psb_model *m) {
+    bool placed = false;
+    for (int b = 0; b < m->body_count; b++) {
+        placed = placed || (m->bodies[b]->params.contact && m->bodies[b]->placed);
+    }
+    int moved = 0;
+    if (placed) {
+        for (int b = 0; b < m->body_count; b++) {
+            model_body *B = m->bodies[b];
+            memcpy(B->x_found, B->x, (size_t)B->n * sizeof *B->x_found);
+        }
+        hold_points(m);
+        moved = last_check(m, m->params.contact_thickness);
+        carry_history(m);
+    }
+    for (int b = 0; b < m->body_count; b++) {
+        m->bodies[b]->placed = false;
+    }
+    return moved;
+}
+
+// ---------------------------------------------------------------------------
 // A body's own way out (docs/contact.md, "A body's own way out").
 
 // Point i's neighbours, the other corners of its triangles (a ring: points
@@ -1425,6 +1598,13 @@ static int own_way_out(psb_model *m) {
 // out (way_out) for those the passes left inside.
 static void put_back(psb_model *m) {
     const double gap = PUT_BACK_GAP * m->params.contact_thickness;
+    int takers = 0;
+    for (int b = 0; b < m->body_count; b++) {
+        takers += m->bodies[b]->params.contact;
+    }
+    if (takers > 1) {
+        hold_points(m);
+    }
     int inside = 0;
     for (int k = 0; k < m->contact_count; k++) {
         model_contact *c = &m->contacts[k];
@@ -1447,12 +1627,15 @@ static void put_back(psb_model *m) {
         push_out_touched(m, true);
     }
     m->put_back += way_out(m);
+    if (takers > 1) {
+        m->put_back += last_check(m, 0.0);
+    }
     // A point taken out of its own body may end inside another, and one
     // taken out of another inside its own: each again while the other moved
     // one, OWN_ROUNDS times at most.
     for (int round = 0; model_touches_itself(m) && round < OWN_ROUNDS; round++) {
         const int own = own_way_out(m);
-        const int others = own > 0 ? way_out(m) : 0;
+        const int others = own > 0 ? way_out(m) + (takers > 1 ? last_check(m, 0.0) : 0) : 0;
         m->put_back += own + others;
         if (others == 0) {
             break;
@@ -1542,6 +1725,7 @@ void model_body_contact(psb_model *m) {
     if (!m->params.body_contact) {
         return;
     }
+    m->put_back += place_check(m);
     for (int a = 0; a < m->body_count; a++) {
         for (int b = 0; b < m->body_count; b++) {
             if (pair_touches(m, a, b)) {

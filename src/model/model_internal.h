@@ -56,6 +56,13 @@ typedef struct model_body {
     // (corners e and e + 1; -1: none) and the points that are in a contact
     // (touched, scratch).
     psb_vec3 *x_step, *v_step, *x_found;
+    // The last check's (model_contact.c, last_check): where each point was
+    // held when it last looked, m, and whether it has moved since.
+    psb_vec3 *x_held;
+    bool *shifted;
+    // Added, or its contact switched on, since the last contact stage: the
+    // next one checks it whole against the other bodies (place_check).
+    bool placed;
     int *around_first, *around, *across;
     bool *touched;
     // The rest shape (the springs' and the struts' lengths are its), m, and

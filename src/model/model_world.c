@@ -40,10 +40,11 @@ static void body_free(model_body *b) {
     if (!b) {
         return;
     }
-    psb_vec3 *vectors[] = {b->x,  b->v,       b->pin_at, b->hist_x, b->hist_v,  b->end_x, b->end_v,
-                           b->x0, b->v0,      b->sx,     b->sv,     b->f,       b->y,     b->xb,
-                           b->u0, b->g,       b->d,      b->r,      b->z,       b->p,     b->q,
-                           b->xs, b->plane_n, b->x_step, b->v_step, b->x_found, b->rest_x};
+    psb_vec3 *vectors[] = {b->x,      b->v,       b->pin_at, b->hist_x, b->hist_v,  b->end_x,
+                           b->end_v,  b->x0,      b->v0,     b->sx,     b->sv,      b->f,
+                           b->y,      b->xb,      b->u0,     b->g,      b->d,       b->r,
+                           b->z,      b->p,       b->q,      b->xs,     b->plane_n, b->x_step,
+                           b->v_step, b->x_found, b->rest_x, b->x_held};
     for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++) {
         free(vectors[k]);
     }
@@ -63,6 +64,7 @@ static void body_free(model_body *b) {
     free(b->around);
     free(b->across);
     free(b->touched);
+    free(b->shifted);
     free(b->link_k);
     free(b->kept_force);
     free(b->kept_against);
@@ -91,6 +93,12 @@ psb_status psb_model_set_params(psb_model *m, const psb_params *params, psb_erro
     const char *lacks = psb_model_lacks(params, NULL);
     if (status == PSB_OK && lacks) {
         status = psb_error_set(err, PSB_ERR_INVALID, "the plain model has no %s", lacks);
+    }
+    // Contact between bodies switched on: they may be in each other.
+    for (int b = 0;
+         status == PSB_OK && params->body_contact && !m->params.body_contact && b < m->body_count;
+         b++) {
+        m->bodies[b]->placed = true;
     }
     if (status == PSB_OK) {
         m->params = *params;
@@ -309,6 +317,7 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
         b->pinned = calloc(n, sizeof(bool));
         b->plane_d = calloc(n, sizeof(double));
         b->touched = calloc(n, sizeof(bool));
+        b->shifted = calloc(n, sizeof(bool));
         b->link_k = calloc(n, sizeof(double));
         b->kept_force = calloc(n, sizeof(double));
         b->kept_against = calloc(n, sizeof(int));
@@ -317,17 +326,17 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
         b->own_last = calloc(n, sizeof(long));
         b->own_streak = calloc(n, 1);
         psb_vec3 **vectors[] = {
-            &b->x,       &b->v,      &b->pin_at, &b->hist_x,  &b->hist_v,   &b->end_x, &b->end_v,
-            &b->x0,      &b->v0,     &b->sx,     &b->sv,      &b->f,        &b->y,     &b->xb,
-            &b->g,       &b->d,      &b->r,      &b->z,       &b->p,        &b->q,     &b->xs,
-            &b->plane_n, &b->x_step, &b->v_step, &b->x_found, &b->kept_slip};
+            &b->x,       &b->v,      &b->pin_at, &b->hist_x,  &b->hist_v,    &b->end_x, &b->end_v,
+            &b->x0,      &b->v0,     &b->sx,     &b->sv,      &b->f,         &b->y,     &b->xb,
+            &b->g,       &b->d,      &b->r,      &b->z,       &b->p,         &b->q,     &b->xs,
+            &b->plane_n, &b->x_step, &b->v_step, &b->x_found, &b->kept_slip, &b->x_held};
         for (size_t k = 0; k < sizeof vectors / sizeof vectors[0]; k++) {
             *vectors[k] = calloc(n, sizeof(psb_vec3));
             ok = ok && *vectors[k];
         }
         ok = ok && rest && b->tri && b->mass && b->pinned && b->plane_d && b->touched &&
-             b->link_k && b->kept_force && b->kept_against && b->slip_against && b->rest_fold &&
-             b->own_last && b->own_streak;
+             b->shifted && b->link_k && b->kept_force && b->kept_against && b->slip_against &&
+             b->rest_fold && b->own_last && b->own_streak;
     }
     if (ok) {
         memcpy(b->tri, def->triangles ? def->triangles : (const int[3]){0},
@@ -355,6 +364,7 @@ int psb_model_add_body(psb_model *m, const psb_body_def *def, psb_error *err) {
         hi = (psb_vec3){fmax(hi.x, rest[i].x), fmax(hi.y, rest[i].y), fmax(hi.z, rest[i].z)};
     }
     b->rest_size = norm(sub(hi, lo));
+    b->placed = true;
     b->rest = malloc((size_t)(b->spring_count > 0 ? b->spring_count : 1) * sizeof(double));
     b->u0 = malloc((size_t)(b->spring_count > 0 ? b->spring_count : 1) * sizeof(psb_vec3));
     for (int s = 0; b->rest && s < b->spring_count; s++) {
