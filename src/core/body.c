@@ -268,9 +268,6 @@ psb_status psb_body_set_params(psb_world *w, int body, const psb_body_params *pa
     }
     const bool masses =
         params->mass != b->params.mass || params->mass_by_area != b->params.mass_by_area;
-    // Contact switched on: the body may be in another (passed into it with
-    // contact off).
-    b->placed = b->placed || (params->contact && !b->params.contact);
     b->params = *params;
     body_wake(b);
     if (masses) {

@@ -1668,8 +1668,7 @@ static int last_check(psb_world *w, double leave) {
 }
 
 // A body placed from outside the step (added, its state set, reset, put
-// back by the guard) or whose contact was switched on (its own, or the
-// world's between bodies) may be in another body deeper than any contact
+// back by the guard) may be in another body deeper than any contact
 // reaches (docs/contact.md, "Bodies placed into each other"). Before the
 // contact stage looks for contacts, the last check takes each such body
 // whole: every point of it in another body's box, and every point of

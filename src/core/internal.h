@@ -107,9 +107,9 @@ typedef struct psb_body {
     int blowups;
     bool blew_last_step;
     bool stirred; // woken (body_wake) since the last world step began: the world is not at rest
-    // Placed, or its contact switched on, from outside the step since the
-    // last contact stage (body_snapshot, set_params): its next contact stage
-    // checks it whole against the other bodies (contact.c, last_check).
+    // Placed from outside the step since the last contact stage
+    // (body_snapshot): its next contact stage checks it whole against the
+    // other bodies (contact.c, place_check).
     bool placed;
     // The guard's verdict on the last world step (world.c): the lowest
     // public index of the points that blew up (INT_MAX if none), whether it

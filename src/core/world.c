@@ -170,10 +170,6 @@ psb_status psb_world_set_params(psb_world *w, const psb_params *params, psb_erro
     if (memcmp(params, &w->params, sizeof *params) != 0) {
         wake_bodies(w);
     }
-    // Contact between bodies switched on: they may be in each other.
-    for (int k = 0; params->body_contact && !w->params.body_contact && k < w->body_count; k++) {
-        w->bodies[k]->placed = true;
-    }
     w->params = *params;
     return PSB_OK;
 }

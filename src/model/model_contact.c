@@ -957,8 +957,7 @@ static int last_check(psb_model *m, double leave) {
     return total;
 }
 
-// A body added, or with its contact switched on, since the last contact
-// stage may be in another deeper than any contact reaches (docs/contact.md,
+// A body added since the last contact stage may be in another deeper than any contact reaches (docs/contact.md,
 // "Bodies placed into each other"): before the contacts are found, the
 // last check takes each such body whole (its points in another's box, and
 // another's points in its box, by the winding number; those deeper than

@@ -60,8 +60,8 @@ typedef struct model_body {
     // held when it last looked, m, and whether it has moved since.
     psb_vec3 *x_held;
     bool *shifted;
-    // Added, or its contact switched on, since the last contact stage: the
-    // next one checks it whole against the other bodies (place_check).
+    // Added since the last contact stage: the next one checks it whole
+    // against the other bodies (place_check).
     bool placed;
     int *around_first, *around, *across;
     bool *touched;

@@ -94,12 +94,6 @@ psb_status psb_model_set_params(psb_model *m, const psb_params *params, psb_erro
     if (status == PSB_OK && lacks) {
         status = psb_error_set(err, PSB_ERR_INVALID, "the plain model has no %s", lacks);
     }
-    // Contact between bodies switched on: they may be in each other.
-    for (int b = 0;
-         status == PSB_OK && params->body_contact && !m->params.body_contact && b < m->body_count;
-         b++) {
-        m->bodies[b]->placed = true;
-    }
     if (status == PSB_OK) {
         m->params = *params;
     }
