@@ -957,14 +957,16 @@ static int last_check(psb_model *m, double leave) {
     return total;
 }
 
-// A body added since the last contact stage may be in another deeper than any contact reaches (docs/contact.md,
-// "Bodies placed into each other"): before the contacts are found, the
-// last check takes each such body whole (its points in another's box, and
-// another's points in its box, by the winding number; those deeper than
-// the skin, as nearer the contacts find them), and the marks are cleared. BDF2's history moves with
-// the points (carry_history, from where they were before: x_found, until the contacts are found).
-// Returns the points moved.
 static void carry_history(psb_model *m);
+
+// A body added since the last contact stage may be in another deeper than
+// any contact reaches (docs/contact.md, "Bodies placed into each other"):
+// before the contacts are found, the last check takes each such body whole
+// (its points in another's box, and another's points in its box, by the
+// winding number; those deeper than the skin, as nearer the contacts find
+// them), and the marks are cleared. BDF2's history moves with the points
+// (carry_history, from where they were before: x_found, until the
+// contacts are found). Returns the points moved.
 static int place_check(psb_model *m) {
     bool placed = false;
     for (int b = 0; b < m->body_count; b++) {
