@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "bodies.h"
+#include "check_contact_run.h"
 #include <psb/psb_export.h>
 
 // How the ball touches itself: not at all, as the world and its own
@@ -142,30 +143,6 @@ static long crumple_ring(self_mode self, const char *dir) {
     return run_and_write(w, 60, "ring", dir, ring_ends[self], RING_POINTS);
 }
 
-// psb-check-contact --self over dir: the points it finds inside (its
-// summary's "inside N"), -1 where it cannot be run or read.
-static long inside(const char *check, const char *dir) {
-    char command[1024];
-    snprintf(command, sizeof command, "'%s' --self --max-reports 3 '%s'", check, dir);
-    FILE *out = popen(command, "r");
-    if (!out) {
-        return -1;
-    }
-    char line[4096];
-    long found = -1;
-    while (fgets(line, sizeof line, out)) {
-        const char *at = strstr(line, "summary:");
-        at = at ? strstr(at, ", inside ") : NULL;
-        if (at) {
-            found = strtol(at + strlen(", inside "), NULL, 10);
-        } else {
-            fputs(line, stdout);
-        }
-    }
-    pclose(out);
-    return found;
-}
-
 // One body's three runs (self contact on, off, and the world's on with the
 // body's own off), each written into a temporary folder and checked: with
 // it at most `most` point-steps inside the body itself and some points put
@@ -184,7 +161,7 @@ static void three_runs(const char *check, const char *what, long (*run)(self_mod
         snprintf(dir, sizeof dir, "%s/psb_own_way_out_XXXXXX", tmp && *tmp ? tmp : "/tmp");
         CHECK(mkdtemp(dir) != NULL, "no temporary folder in %s", tmp && *tmp ? tmp : "/tmp");
         const long put_back = run(self, dir);
-        const long found = inside(check, dir);
+        const long found = check_contact_inside(check, dir, true);
         printf("%s, %s: %ld points put back, %ld point-steps inside it\n", what,
                self_mode_name[self], put_back, found);
         CHECK(found >= 0, "psb-check-contact did not run on %s", dir);

@@ -20,31 +20,8 @@
 #include <unistd.h>
 
 #include "bodies.h"
+#include "check_contact_run.h"
 #include <psb/psb_export.h>
-
-// psb-check-contact over dir: the points it finds inside another body (its
-// summary's "inside N"), -1 where it cannot be run or read.
-static long inside(const char *check, const char *dir) {
-    char command[1024];
-    snprintf(command, sizeof command, "'%s' --max-reports 3 '%s'", check, dir);
-    FILE *out = popen(command, "r");
-    if (!out) {
-        return -1;
-    }
-    char line[4096];
-    long found = -1;
-    while (fgets(line, sizeof line, out)) {
-        const char *at = strstr(line, "summary:");
-        at = at ? strstr(at, ", inside ") : NULL;
-        if (at) {
-            found = strtol(at + strlen(", inside "), NULL, 10);
-        } else {
-            fputs(line, stdout);
-        }
-    }
-    pclose(out);
-    return found;
-}
 
 // A world of two level-2 balls of radius 0.5 m, at x = ±at, moving toward
 // each other at `speed` each, without gravity or floor; body contact as
@@ -84,7 +61,7 @@ static long run_and_check(const char *check, psb_world *w, int steps, long *put_
         }
     }
     *put_back = psb_world_put_back_count(w);
-    const long found = inside(check, dir);
+    const long found = check_contact_inside(check, dir, false);
     CHECK(found >= 0, "psb-check-contact did not run on %s", dir);
     char rm[600];
     snprintf(rm, sizeof rm, "rm -rf '%s'", dir);

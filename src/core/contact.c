@@ -1401,6 +1401,31 @@ static psb_vec3 way_out_to(const contact_body *cb, const psb_body *b, psb_vec3 p
     return fallback;
 }
 
+// Moves body a's point k, inside body b by b's winding number `winding`
+// about it, out of b alone, positions only: to q, b's nearest surface
+// point, plus PUT_BACK_GAP of the skin along u = (q - p) / |q - p| (from
+// inside, the way out whether q is on a face, an edge or a corner; n
+// where p is on the surface), or, where b's surface has folded over itself
+// there, on along u to where the ray leaves it (way_out_to); then out of
+// the floor, walls and spheres. False, and nothing moved, where p is no
+// farther than `leave` from q (a negative leave moves every point).
+static bool take_out(psb_world *w, psb_body *a, int k, const psb_body *b, double winding,
+                     psb_vec3 n, double leave) {
+    const double gap = PUT_BACK_GAP * w->params.contact_thickness;
+    const psb_vec3 p = point_at(a, k);
+    const psb_vec3 q = nearest_surface_point(b->touch, b, p, -1);
+    const psb_vec3 out = sub(q, p);
+    const double l = sqrt(dot(out, out));
+    if (!(l > leave)) {
+        return false;
+    }
+    const psb_vec3 u = l > 0.0 ? scale(1.0 / l, out) : n;
+    const psb_vec3 to = way_out_to(b->touch, b, p, u, winding, -1, gap, add(q, scale(gap, u)));
+    move_point(a, k, sub(to, p), 0.0);
+    push_out_point(w, a, k, 0.0);
+    return true;
+}
+
 // The last way out, after put_back's passes (docs/contact.md, "The last way
 // out"): where a surface is pressed out of shape, its contact's feature
 // plane is not the way out, and two balls pressed into each other put each
@@ -1420,7 +1445,6 @@ static psb_vec3 way_out_to(const contact_body *cb, const psb_body *b, psb_vec3 p
 static int way_out(psb_world *w) {
     const struct contact_list *list = w->contacts;
     const double near = WAY_OUT_NEAR * w->params.contact_thickness;
-    const double gap = PUT_BACK_GAP * w->params.contact_thickness;
     for (int i = 0; i < list->count; i++) {
         w->bodies[list->items[i].a]->touch->way_out = -1;
         w->bodies[list->items[i].b]->touch->way_out = -1;
@@ -1444,14 +1468,7 @@ static int way_out(psb_world *w) {
             if (!(winding > 0.5)) {
                 continue;
             }
-            const psb_vec3 q = nearest_surface_point(b->touch, b, p, -1);
-            const psb_vec3 out = sub(q, p);
-            const double l = sqrt(dot(out, out));
-            const psb_vec3 u = l > 0.0 ? scale(1.0 / l, out) : c->n;
-            const psb_vec3 to =
-                way_out_to(b->touch, b, p, u, winding, -1, gap, add(q, scale(gap, u)));
-            move_point(a, c->p, sub(to, p), 0.0);
-            push_out_point(w, a, c->p, 0.0);
+            take_out(w, a, c->p, b, winding, c->n, -1.0);
             a->touch->way_out = sweep;
             moved++;
         }
@@ -1555,6 +1572,9 @@ static bool to_check(bool moved, psb_vec3 p, region b_box, const region *swept, 
 // contacts, which reach them). Returns the points moved.
 static int last_check(psb_world *w, double leave) {
     const int bodies = w->body_count;
+    if (bodies < 2) {
+        return 0; // no pair
+    }
     const double gap = PUT_BACK_GAP * w->params.contact_thickness;
     region *box = malloc((size_t)bodies * sizeof *box);
     region *around = malloc((size_t)bodies * sizeof *around);
@@ -1639,18 +1659,8 @@ static int last_check(psb_world *w, double leave) {
                     if (!(winding > 0.5)) {
                         continue;
                     }
-                    const psb_vec3 q = nearest_surface_point(b->touch, b, p, -1);
-                    const psb_vec3 out = sub(q, p);
-                    const double l = sqrt(dot(out, out));
-                    if (!(l > leave)) {
-                        continue; // on b's surface, or left to the contacts
-                    }
-                    const psb_vec3 u = scale(1.0 / l, out);
-                    const psb_vec3 to =
-                        way_out_to(b->touch, b, p, u, winding, -1, gap, add(q, scale(gap, u)));
-                    move_point(a, k, sub(to, p), 0.0);
-                    push_out_point(w, a, k, 0.0);
-                    moved++;
+                    // (not on b's surface, nor left to the contacts)
+                    moved += take_out(w, a, k, b, winding, v3(0.0, 0.0, 0.0), leave);
                 }
             }
         }

@@ -769,6 +769,29 @@ static psb_vec3 ray_out(const model_body *B, psb_vec3 p, psb_vec3 u, double wind
     return fallback;
 }
 
+// Moves A's point i, inside B by B's winding number `winding` about it, out
+// of B alone, positions only: to B's nearest surface point q' plus
+// δ / 100 along u = (q' - p) / |q' - p| (n where p is on the surface), or
+// on along that ray out of a fold (ray_out); then out of the floor, walls
+// and spheres. False, and nothing moved, where p is no farther than
+// `leave` from q' (a negative leave moves every point).
+static bool take_out(const psb_model *m, model_body *A, int i, const model_body *B, double winding,
+                     psb_vec3 n, double leave) {
+    const double gap = PUT_BACK_GAP * m->params.contact_thickness;
+    const psb_vec3 p = A->x[i];
+    double beta[3], nearest2;
+    const int f = nearest_feature(B, p, INFINITY, -1, NULL, beta, &nearest2);
+    const psb_vec3 q = feature_point(B, f, beta);
+    const double l = norm(sub(q, p));
+    if (!(l > leave)) {
+        return false;
+    }
+    const psb_vec3 u = l > 0.0 ? scale(1.0 / l, sub(q, p)) : n;
+    A->x[i] = ray_out(B, p, u, winding, -1, gap, axpy(q, gap, u));
+    model_push_out(m, A, &A->x[i], true);
+    return true;
+}
+
 // The last way out, after put_back's passes: in sweeps over the contacts
 // until one moves nothing (WAY_OUT_SWEEPS at most), each contact's point p
 // (A ≠ B, B not a cloth, p not pinned) with (p - q) . n < WAY_OUT_NEAR δ
@@ -779,7 +802,6 @@ static psb_vec3 ray_out(const model_body *B, psb_vec3 p, psb_vec3 u, double wind
 // points moved.
 static int way_out(psb_model *m) {
     const double near = WAY_OUT_NEAR * m->params.contact_thickness;
-    const double gap = PUT_BACK_GAP * m->params.contact_thickness;
     int total = 0;
     for (int sweep = 0; sweep < WAY_OUT_SWEEPS; sweep++) {
         int moved = 0;
@@ -798,14 +820,7 @@ static int way_out(psb_model *m) {
             if (!(winding > 0.5)) {
                 continue;
             }
-            double beta[3], nearest2;
-            const int f = nearest_feature(B, p, INFINITY, -1, NULL, beta, &nearest2);
-            const psb_vec3 q = feature_point(B, f, beta);
-            const double l = norm(sub(q, p));
-            const psb_vec3 u = l > 0.0 ? scale(1.0 / l, sub(q, p)) : c->n;
-            A->x[c->p] = ray_out(B, p, u, winding, -1, gap, axpy(q, gap, u));
-            model_push_out(m, A, &A->x[c->p], true);
-            moved++;
+            moved += take_out(m, A, c->p, B, winding, c->n, -1.0);
         }
         total += moved;
         if (moved == 0) {
@@ -879,6 +894,9 @@ static region swept_by(const model_body *B, int i) {
 // Returns the points moved.
 static int last_check(psb_model *m, double leave) {
     const int bodies = m->body_count;
+    if (bodies < 2) {
+        return 0; // no pair
+    }
     const double gap = PUT_BACK_GAP * m->params.contact_thickness;
     region *box = malloc((size_t)bodies * sizeof *box);
     region **swept = calloc((size_t)bodies, sizeof *swept);
@@ -929,17 +947,8 @@ static int last_check(psb_model *m, double leave) {
                     if (!(winding > 0.5)) {
                         continue;
                     }
-                    double beta[3], nearest2;
-                    const int f = nearest_feature(B, p, INFINITY, -1, NULL, beta, &nearest2);
-                    const psb_vec3 q = feature_point(B, f, beta);
-                    const double l = norm(sub(q, p));
-                    if (!(l > leave)) {
-                        continue; // on B's surface, or left to the contacts
-                    }
-                    const psb_vec3 u = scale(1.0 / l, sub(q, p));
-                    A->x[i] = ray_out(B, p, u, winding, -1, gap, axpy(q, gap, u));
-                    model_push_out(m, A, &A->x[i], true);
-                    moved++;
+                    // (not on B's surface, nor left to the contacts)
+                    moved += take_out(m, A, i, B, winding, (psb_vec3){0.0, 0.0, 0.0}, leave);
                 }
             }
         }
